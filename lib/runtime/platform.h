@@ -1,0 +1,49 @@
+// The platform layer: everything that differs between HIP on NVIDIA and HIP on AMD on
+// the host side lives behind this header (platform_nvidia.cpp / platform_amd.cpp).
+#pragma once
+
+#include <hip/hip_runtime_api.h>
+
+#include <cstddef>
+#include <string>
+#include <vector>
+
+namespace hipfuse::rt {
+
+struct DeviceInfo {
+  int ordinal = 0;
+  std::string name;
+  std::string arch;          // "sm_90", "gfx90a", ...: what hipRTC targets
+  int warp_size = 0;         // from the device, never assumed
+  int multiprocessors = 0;
+  std::size_t l2_bytes = 0;
+  std::size_t shared_per_block_optin = 0;
+};
+
+// "nvidia" or "amd".
+const char* platform_name();
+
+// Number of usable GPUs. 0 when there is none or no driver; `why` then says which.
+int device_count(std::string* why);
+
+// Makes `device` current on the calling thread with a live context (HIP's module API on
+// NVIDIA needs one before the first module load). Cheap when already current.
+void activate_device(int device);
+
+DeviceInfo device_info(int device);
+
+// hipRTC options that depend on the platform: target architecture, include paths,
+// platform macro. Throws hipfuse::Error when the toolkit headers cannot be found.
+std::vector<std::string> rtc_platform_options(const std::string& arch);
+
+// Warp size for an architecture named without a device (offline compiles).
+int warp_size_for_arch(const std::string& arch);
+bool is_known_arch(const std::string& arch);
+
+// Loads a compiled code object; on failure throws with the loader's log.
+hipModule_t load_module(const std::vector<char>& code);
+
+// Allows a kernel more than the default dynamic shared memory.
+void set_max_dynamic_shared_memory(hipFunction_t kernel, int bytes);
+
+}  // namespace hipfuse::rt

@@ -1,0 +1,72 @@
+// HIP on AMD (ROCm). Kept buildable; not tested by this project (no AMD toolchain or GPU
+// in its CI). Everything here is plain HIP: ROCm provides the module API natively.
+
+#include "runtime/platform.h"
+
+#include "common/error.h"
+
+#include <string>
+
+namespace hipfuse::rt {
+namespace {
+
+void check(hipError_t err, const char* what) {
+  if (err != hipSuccess) fail(Status::internal_error, std::string(what) + ": " + hipGetErrorString(err));
+}
+
+}  // namespace
+
+const char* platform_name() { return "amd"; }
+
+int device_count(std::string* why) {
+  int count = 0;
+  hipError_t err = hipGetDeviceCount(&count);
+  if (err != hipSuccess || count == 0) {
+    if (why != nullptr) *why = "no GPU device found";
+    return 0;
+  }
+  return count;
+}
+
+void activate_device(int device) {
+  thread_local int active = -1;
+  if (active == device) return;
+  check(hipSetDevice(device), "hipSetDevice");
+  active = device;
+}
+
+DeviceInfo device_info(int device) {
+  hipDeviceProp_t prop{};
+  check(hipGetDeviceProperties(&prop, device), "hipGetDeviceProperties");
+  DeviceInfo info;
+  info.ordinal = device;
+  info.name = prop.name;
+  std::string arch = prop.gcnArchName;
+  info.arch = arch.substr(0, arch.find(':'));
+  info.warp_size = prop.warpSize;
+  info.multiprocessors = prop.multiProcessorCount;
+  info.l2_bytes = static_cast<std::size_t>(prop.l2CacheSize);
+  info.shared_per_block_optin = prop.sharedMemPerBlock;
+  return info;
+}
+
+std::vector<std::string> rtc_platform_options(const std::string& arch) {
+  return {"--offload-arch=" + arch, "-DHIPFUSE_PLATFORM_AMD=1"};
+}
+
+int warp_size_for_arch(const std::string& arch) {
+  // CDNA (gfx9) runs wave64; RDNA (gfx10+) runs wave32 under hipRTC's defaults.
+  return arch.rfind("gfx9", 0) == 0 ? 64 : 32;
+}
+
+bool is_known_arch(const std::string& arch) { return arch.rfind("gfx", 0) == 0 && arch.size() >= 6; }
+
+hipModule_t load_module(const std::vector<char>& code) {
+  hipModule_t module = nullptr;
+  check(hipModuleLoadData(&module, code.data()), "loading the compiled kernel");
+  return module;
+}
+
+void set_max_dynamic_shared_memory(hipFunction_t, int) {}
+
+}  // namespace hipfuse::rt

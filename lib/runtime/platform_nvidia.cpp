@@ -1,0 +1,180 @@
+// HIP on NVIDIA: the only host file that names CUDA.
+//
+// HIP's NVIDIA module API (hipModuleLoadDataEx, hipModuleLaunchKernel, ...) is a set of
+// inline wrappers over CUDA *driver* calls. Linking libcuda would make every binary fail
+// to start on machines without an NVIDIA driver (build machines, CI), so the handful of
+// driver entry points those wrappers reference are defined here and forwarded to the real
+// ones, looked up at first use through the runtime's cudaGetDriverEntryPointByVersion.
+// cudart is linked statically, NVRTC dynamically (it ships with every CUDA install).
+
+#include "runtime/platform.h"
+
+#include "common/env.h"
+#include "common/error.h"
+
+#include <cuda.h>
+#include <cuda_runtime_api.h>
+
+#include <filesystem>
+#include <mutex>
+#include <string>
+
+#ifndef HIPFUSE_CUDA_INCLUDE_DIR
+#define HIPFUSE_CUDA_INCLUDE_DIR "/usr/local/cuda/include"
+#endif
+
+namespace {
+
+// The driver ABI version the forwarded signatures below are written against.
+constexpr unsigned kDriverAbiVersion = 12000;
+
+template <typename Fn>
+Fn driver_entry(const char* name) {
+  void* fn = nullptr;
+  cudaDriverEntryPointQueryResult found = cudaDriverEntryPointSymbolNotFound;
+  cudaError_t err = cudaGetDriverEntryPointByVersion(name, &fn, kDriverAbiVersion, cudaEnableDefault, &found);
+  if (err != cudaSuccess || found != cudaDriverEntryPointSuccess || fn == nullptr) return nullptr;
+  return reinterpret_cast<Fn>(fn);
+}
+
+// Resolves once per entry point; CUDA_ERROR_NOT_INITIALIZED when there is no driver.
+#define HIPFUSE_FORWARD(name, params, args)                                  \
+  extern "C" CUresult CUDAAPI name params {                                  \
+    using Fn = CUresult(CUDAAPI*) params;                                    \
+    static const Fn real = driver_entry<Fn>(#name);                          \
+    return real != nullptr ? real args : CUDA_ERROR_NOT_INITIALIZED;           \
+  }
+
+}  // namespace
+
+HIPFUSE_FORWARD(cuModuleLoadData, (CUmodule * module, const void* image), (module, image))
+HIPFUSE_FORWARD(cuModuleLoadDataEx,
+                (CUmodule * module, const void* image, unsigned int count, CUjit_option* options,
+                 void** values),
+                (module, image, count, options, values))
+HIPFUSE_FORWARD(cuModuleUnload, (CUmodule module), (module))
+HIPFUSE_FORWARD(cuModuleGetFunction, (CUfunction * function, CUmodule module, const char* name),
+                (function, module, name))
+HIPFUSE_FORWARD(cuLaunchKernel,
+                (CUfunction f, unsigned int gx, unsigned int gy, unsigned int gz, unsigned int bx,
+                 unsigned int by, unsigned int bz, unsigned int shared, CUstream stream, void** params,
+                 void** extra),
+                (f, gx, gy, gz, bx, by, bz, shared, stream, params, extra))
+HIPFUSE_FORWARD(cuFuncGetAttribute, (int* value, CUfunction_attribute attr, CUfunction f), (value, attr, f))
+HIPFUSE_FORWARD(cuFuncSetAttribute, (CUfunction f, CUfunction_attribute attr, int value), (f, attr, value))
+
+namespace hipfuse::rt {
+namespace {
+
+void check(hipError_t err, const char* what) {
+  if (err != hipSuccess) fail(Status::internal_error, std::string(what) + ": " + hipGetErrorString(err));
+}
+
+bool has_cuda_headers(const std::filesystem::path& dir) {
+  std::error_code ec;
+  return std::filesystem::exists(dir / "cuda_fp16.h", ec);
+}
+
+// NVRTC has no default include path; <cuda_fp16.h> and friends come from the toolkit.
+std::string cuda_include_dir() {
+  static const std::string dir = [] {
+    std::vector<std::string> tried;
+    if (auto cuda_path = env::get("CUDA_PATH")) {
+      auto candidate = std::filesystem::path(*cuda_path) / "include";
+      if (has_cuda_headers(candidate)) return candidate.string();
+      tried.push_back(candidate.string() + " (from CUDA_PATH)");
+    }
+    for (const char* candidate : {HIPFUSE_CUDA_INCLUDE_DIR, "/usr/local/cuda/include"}) {
+      if (has_cuda_headers(candidate)) return std::string(candidate);
+      tried.push_back(candidate);
+    }
+    std::string message = "CUDA toolkit headers (cuda_fp16.h) not found for run-time compilation; tried:";
+    for (const auto& t : tried) message += " " + t;
+    message += ". Set CUDA_PATH to the CUDA toolkit directory.";
+    return std::string("!") + message;  // reported on use, not at static init
+  }();
+  if (!dir.empty() && dir[0] == '!') fail(Status::internal_error, dir.substr(1));
+  return dir;
+}
+
+}  // namespace
+
+const char* platform_name() { return "nvidia"; }
+
+int device_count(std::string* why) {
+  int count = 0;
+  hipError_t err = hipGetDeviceCount(&count);
+  if (err != hipSuccess || count == 0) {
+    if (why != nullptr) {
+      *why = err != hipSuccess ? std::string("no GPU device found (") + hipGetErrorString(err) + ")"
+                               : std::string("no GPU device found");
+    }
+    return 0;
+  }
+  return count;
+}
+
+void activate_device(int device) {
+  // The runtime makes the device's primary context current for the thread; the driver
+  // calls of the module API then find it. Done once per thread and device.
+  thread_local int active = -1;
+  if (active == device) return;
+  check(hipSetDevice(device), "hipSetDevice");
+  check(hipFree(nullptr), "initialising the device context");
+  active = device;
+}
+
+DeviceInfo device_info(int device) {
+  hipDeviceProp_t prop{};
+  check(hipGetDeviceProperties(&prop, device), "hipGetDeviceProperties");
+  DeviceInfo info;
+  info.ordinal = device;
+  info.name = prop.name;
+  info.arch = "sm_" + std::to_string(prop.major) + std::to_string(prop.minor);
+  info.warp_size = prop.warpSize;
+  info.multiprocessors = prop.multiProcessorCount;
+  info.l2_bytes = static_cast<std::size_t>(prop.l2CacheSize);
+  int optin = 0;
+  if (cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, device) == cudaSuccess) {
+    info.shared_per_block_optin = static_cast<std::size_t>(optin);
+  }
+  return info;
+}
+
+std::vector<std::string> rtc_platform_options(const std::string& arch) {
+  return {"--gpu-architecture=" + arch, "-I" + cuda_include_dir(), "-DHIPFUSE_PLATFORM_NVIDIA=1"};
+}
+
+int warp_size_for_arch(const std::string&) { return 32; }
+
+bool is_known_arch(const std::string& arch) {
+  // sm_XY / sm_XYa / sm_XYf with a numeric compute capability.
+  if (arch.rfind("sm_", 0) != 0 || arch.size() < 5) return false;
+  std::size_t digits = 0;
+  while (3 + digits < arch.size() && std::isdigit(static_cast<unsigned char>(arch[3 + digits]))) ++digits;
+  std::string rest = arch.substr(3 + digits);
+  return digits >= 2 && (rest.empty() || rest == "a" || rest == "f");
+}
+
+hipModule_t load_module(const std::vector<char>& code) {
+  // The driver JIT-compiles the PTX here; its error log explains a failure.
+  char error_log[8192] = {};
+  CUjit_option options[] = {CU_JIT_ERROR_LOG_BUFFER, CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES};
+  void* values[] = {error_log, reinterpret_cast<void*>(static_cast<std::uintptr_t>(sizeof(error_log)))};
+  hipModule_t module = nullptr;
+  hipError_t err = hipModuleLoadDataEx(&module, code.data(), 2, options, values);
+  if (err != hipSuccess) {
+    fail(Status::internal_error,
+         std::string("loading the compiled kernel failed: ") + hipGetErrorString(err) + "\n" + error_log);
+  }
+  return module;
+}
+
+void set_max_dynamic_shared_memory(hipFunction_t kernel, int bytes) {
+  CUresult err = cuFuncSetAttribute(kernel, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, bytes);
+  if (err != CUDA_SUCCESS) {
+    fail(Status::internal_error, "cannot raise the kernel's shared memory to " + std::to_string(bytes) + " bytes");
+  }
+}
+
+}  // namespace hipfuse::rt
