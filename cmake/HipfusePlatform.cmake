@@ -28,7 +28,8 @@ if(HIPFUSE_PLATFORM STREQUAL "nvidia")
     $<BUILD_INTERFACE:${HIPFUSE_PATCHED_HIP_DIR}>
     $<INSTALL_INTERFACE:include/hipfuse/hip-nvidia-cuda13>
     ${HIP_INCLUDE_DIR} ${CUDAToolkit_INCLUDE_DIRS})
-  target_link_libraries(hipfuse_platform INTERFACE CUDA::cudart_static CUDA::nvrtc ${CMAKE_DL_LIBS})
+  # NVRTC by file, not CUDA::nvrtc: that target drags in libcuda (the driver stub).
+  target_link_libraries(hipfuse_platform INTERFACE CUDA::cudart_static "${CUDA_nvrtc_LIBRARY}" ${CMAKE_DL_LIBS})
   # Where NVRTC finds <cuda_fp16.h> & co. at run time if CUDA_PATH is unset.
   set(HIPFUSE_CUDA_INCLUDE_DIR ${CUDAToolkit_INCLUDE_DIRS})
   list(GET HIPFUSE_CUDA_INCLUDE_DIR 0 HIPFUSE_CUDA_INCLUDE_DIR)
