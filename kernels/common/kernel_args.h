@@ -1,0 +1,84 @@
+// The argument structs the kernels take by value (one per kernel). Plain data only (no hf::
+// device types), so the host packer (lib/solvers) and the device code share this one
+// definition of the ABI. Pointers are untyped: the plan header (hf_plan.h) says what they hold.
+#pragma once
+
+namespace hf {
+
+// At most this many pointwise ops fuse into one kernel (prologue and epilogue together).
+constexpr int kMaxChainSteps = 8;
+
+// The run-time arguments of one pointwise op of a chain. Which fields mean what depends on
+// the op kind (kernels/common/pointwise_chain.h):
+//   bias:          ptr[0] = bias (K values)
+//   BN inference:  ptr[0..3] = scale, bias, mean, variance; scalar[0] = epsilon
+//   activation:    scalar[0..2] = alpha, beta, gamma
+//   residual add:  ptr[0] = z; scalar[0] = alpha
+struct StepArgs {
+  const void* ptr[4];
+  float scalar[3];
+};
+
+struct ChainArgs {
+  StepArgs step[kMaxChainSteps];
+};
+
+// kernels/pointwise.hip
+struct PointwiseArgs {
+  const void* x;
+  void* y;
+  int vector_ok;  // every pointer is 16-byte aligned: the 16-byte path may run
+  ChainArgs chain;
+};
+
+// kernels/conv_direct.hip
+struct ConvArgs {
+  const void* x;
+  const void* w;
+  void* y;
+  float alpha;  // scales the convolution before the epilogue (ConvForwardArgs::alpha, 1 in plans)
+  ChainArgs chain;
+};
+
+// The phases of the BN training kernels (one kernel, launched once per phase).
+enum BnPhase : int {
+  kBnReduce = 0,    // per-column partial reductions (with one partial: the whole job, fused)
+  kBnFinalize = 1,  // merges the partials in fp64 into the op's outputs
+  kBnApply = 2,     // the element-wise pass that reads those outputs back
+};
+
+// kernels/bn_forward_training.hip
+struct BnForwardArgs {
+  const void* x;
+  void* y;
+  const void* scale;
+  const void* bias;
+  void* saved_mean;
+  void* saved_inv_variance;
+  void* running_mean;
+  void* running_variance;
+  float* partials;  // scratch owned by the invoker (null with one partial)
+  float epsilon;
+  float exp_avg_factor;
+  int phase;
+  ChainArgs chain;  // the pointwise ops after the BN
+};
+
+// kernels/bn_backward.hip
+struct BnBackwardArgs {
+  const void* dy;
+  void* dx;
+  const void* x;
+  const void* scale;
+  const void* bias;
+  void* scale_diff;
+  void* bias_diff;
+  const void* saved_mean;
+  const void* saved_inv_variance;
+  const void* y;  // the forward activation's output (activation backward only)
+  float* partials;
+  float act_alpha, act_beta, act_gamma;
+  int phase;
+};
+
+}  // namespace hf

@@ -1,0 +1,55 @@
+// How the BN training families split a tensor into columns x rows (kernels/common/
+// column_tiling.h) and blocks, chosen at build time from the layout and the device size,
+// and how the choice is written into the plan header and launched.
+#pragma once
+
+#include "common/kernel_args.h"
+#include "runtime/kernel_compiler.h"
+#include "solvers/plan_header.h"
+#include "solvers/solver.h"
+
+#include <hip/hip_runtime_api.h>
+
+#include <cstddef>
+#include <cstdint>
+
+namespace hipfuse {
+
+struct BnTiling {
+  bool spatial = true;
+  bool channels_inner = false;  // per-activation columns ordered s*C + c (channels-last data)
+  int tile_columns = 1;         // adjacent columns per block
+  int tile_rows = 256;          // threads per column in a block (a power of two)
+  int partials = 1;             // row ranges per column: 1 = one fused pass, else reduce/finalize/apply
+  std::int64_t columns = 0, rows = 0, rows_per_partial = 0;
+
+  int threads() const { return tile_columns * tile_rows; }
+  dim3 grid() const;           // reduce and apply phases: column tiles x partials
+  dim3 finalize_grid() const;  // one thread per column
+  int launches() const { return partials == 1 ? 1 : 3; }
+  // Bytes of the partials scratch for `fields` floats per (column, partial); 0 with one partial.
+  std::size_t scratch_bytes(int fields) const;
+};
+
+// The tiling for BN over `x` in `mode` on `target`.
+BnTiling choose_bn_tiling(const TensorDesc& x, BatchNormMode mode, const Target& target);
+
+// `struct Tiling { ... };` for ColumnTiling.
+void emit_tiling(PlanHeader& header, const BnTiling& tiling);
+
+// Enqueues the phases of a BN kernel (BnForwardArgs or BnBackwardArgs): the fused reduce
+// alone with one partial, else reduce, finalize and apply.
+template <class Args>
+hipError_t launch_bn_phases(const rt::Kernel& kernel, const BnTiling& tiling, hipStream_t stream, Args& args) {
+  const dim3 block(static_cast<unsigned>(tiling.threads()));
+  args.phase = hf::kBnReduce;
+  hipError_t e = kernel.launch(tiling.grid(), block, 0, stream, &args);
+  if (e != hipSuccess || tiling.partials == 1) return e;
+  args.phase = hf::kBnFinalize;
+  e = kernel.launch(tiling.finalize_grid(), block, 0, stream, &args);
+  if (e != hipSuccess) return e;
+  args.phase = hf::kBnApply;
+  return kernel.launch(tiling.grid(), block, 0, stream, &args);
+}
+
+}  // namespace hipfuse

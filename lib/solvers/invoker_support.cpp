@@ -1,0 +1,40 @@
+#include "solvers/invoker_support.h"
+
+#include "common/error.h"
+#include "runtime/platform.h"
+
+#include <string>
+
+namespace hipfuse {
+
+std::shared_ptr<const rt::Kernel> load_kernel(const rt::KernelRequest& request, const Target& target,
+                                              std::vector<rt::CompileReport>& reports) {
+  rt::CompileReport report;
+  auto kernel = rt::KernelCompiler::instance().load(request, target.device, &report);
+  reports.push_back(report);
+  return kernel;
+}
+
+int multiprocessors_of(const Target& target) {
+  constexpr int kH200Multiprocessors = 132;
+  return target.multiprocessors > 0 ? target.multiprocessors : kH200Multiprocessors;
+}
+
+std::int64_t ceil_div(std::int64_t a, std::int64_t b) { return (a + b - 1) / b; }
+
+DeviceScratch::DeviceScratch(int device, std::size_t bytes) {
+  rt::activate_device(device);
+  void* p = nullptr;
+  const hipError_t e = hipMalloc(&p, bytes);
+  if (e != hipSuccess) {
+    fail(Status::alloc_failed, "cannot allocate " + std::to_string(bytes) + " bytes of kernel scratch on device " +
+                                   std::to_string(device) + ": " + hipGetErrorString(e));
+  }
+  data_ = static_cast<float*>(p);
+}
+
+DeviceScratch::~DeviceScratch() {
+  if (data_ != nullptr) (void)hipFree(data_);
+}
+
+}  // namespace hipfuse

@@ -1,0 +1,43 @@
+// What every family's build() and invoker share: loading the compiled kernels, launch
+// geometry helpers, and device scratch owned by an invoker.
+#pragma once
+
+#include "runtime/kernel_compiler.h"
+#include "solvers/solver.h"
+
+#include <hip/hip_runtime_api.h>
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+namespace hipfuse {
+
+// Loads `request` on target.device and records how it was obtained.
+std::shared_ptr<const rt::Kernel> load_kernel(const rt::KernelRequest& request, const Target& target,
+                                              std::vector<rt::CompileReport>& reports);
+
+// Multiprocessors to size grids for: the device's, or an H200's when compiling offline.
+int multiprocessors_of(const Target& target);
+
+std::int64_t ceil_div(std::int64_t a, std::int64_t b);
+
+// Whether `p` may be read or written with 16-byte accesses.
+inline bool aligned16(const void* p) { return reinterpret_cast<std::uintptr_t>(p) % 16 == 0; }
+
+// Device memory allocated at build time and owned by one invoker. Executions of the same
+// compiled plan share it, so they must be ordered (one stream, or synchronised streams).
+class DeviceScratch {
+ public:
+  DeviceScratch(int device, std::size_t bytes);
+  ~DeviceScratch();
+  DeviceScratch(const DeviceScratch&) = delete;
+  DeviceScratch& operator=(const DeviceScratch&) = delete;
+  float* data() const { return data_; }
+
+ private:
+  float* data_ = nullptr;
+};
+
+}  // namespace hipfuse

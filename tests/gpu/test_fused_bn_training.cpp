@@ -1,0 +1,60 @@
+// Family 3 on the GPU: BN forward training + activation (and longer epilogues) against the
+// CPU reference: y, saved mean / inverse std, running statistics only when asked for, both
+// modes, one-partial and multi-partial tilings, data with a large mean (numerics).
+#include "gpu/test_fused_support.h"
+
+using namespace hipfuse;
+using namespace hipfuse::test;
+
+TEST_CASE("fused BN training: NA forward training in fp32/fp16/bf16 x NCHW/NHWC x both modes") {
+  std::uint64_t seed = 2000;
+  for (DataType type : kAllTypes) {
+    for (Lay lay : kAllLayouts) {
+      for (BatchNormMode bn : {BatchNormMode::spatial, BatchNormMode::per_activation}) {
+        CAPTURE(name_of(type));
+        CAPTURE(name_of(lay));
+        CAPTURE(name_of(bn));
+        const auto act = static_cast<ActivationMode>(seed % kActivationModeCount);
+        PlanBuilder b(type, {6, 5, 9, 11}, lay);
+        b.bn_train(bn, seed % 2 == 0).act(act);
+        run_and_check(b.take(), seed++, 0.5);
+      }
+    }
+  }
+}
+
+TEST_CASE("fused BN training: one partial (many channels) and many partials (few channels, many rows)") {
+  // 3 channels x 64*40*40 rows: several partials, so reduce, finalize and apply run.
+  run_and_check(PlanBuilder(DataType::float32, {64, 3, 40, 40}, Lay::nchw).bn_train(BatchNormMode::spatial, true)
+                    .act(ActivationMode::relu).take(), 2100, 3.0);
+  run_and_check(PlanBuilder(DataType::half, {64, 3, 40, 40}, Lay::nhwc).bn_train(BatchNormMode::spatial, true)
+                    .act(ActivationMode::relu).take(), 2101, 3.0);
+  // 2048 channels: one partial per column, the fused single pass.
+  run_and_check(PlanBuilder(DataType::bfloat16, {4, 2048, 3, 3}, Lay::nchw).bn_train(BatchNormMode::spatial, false)
+                    .take(), 2102, 3.0);
+  // Per-activation with a large batch and few columns: several partials.
+  run_and_check(PlanBuilder(DataType::float32, {4096, 2, 2, 2}, Lay::nhwc).bn_train(BatchNormMode::per_activation, true)
+                    .act(ActivationMode::elu).take(), 2103, 3.0);
+}
+
+TEST_CASE("fused BN training: a mean far from zero keeps the variance accurate") {
+  // mean 100, std 1: E[x^2] - mean^2 in fp32 would lose every significant digit. The saved
+  // statistics get the default tolerance; y carries the fp32 rounding of the mean itself
+  // (|mean| * 2^-24 per element, as any fp32 kernel with an fp32 mean does).
+  const double mean = 100.0, mean_rounding = mean * std::ldexp(1.0, -23);
+  run_and_check(PlanBuilder(DataType::float32, {32, 4, 24, 24}, Lay::nchw).bn_train(BatchNormMode::spatial, true)
+                    .take(), 2200, mean, nullptr, mean_rounding);
+  run_and_check(PlanBuilder(DataType::float32, {32, 4, 24, 24}, Lay::nhwc).bn_train(BatchNormMode::per_activation, true)
+                    .take(), 2201, mean, nullptr, mean_rounding);
+}
+
+TEST_CASE("fused BN training: batch of one per-activation (M = 1, no variance correction) and longer epilogues") {
+  run_and_check(PlanBuilder(DataType::float32, {1, 6, 5, 5}, Lay::nchw).bn_train(BatchNormMode::per_activation, true)
+                    .take(), 2300);
+  PlanBuilder b(DataType::bfloat16, {4, 8, 6, 6}, Lay::nhwc);
+  b.bn_train(BatchNormMode::spatial, true).residual().act(ActivationMode::relu);
+  run_and_check(b.take(), 2301, 1.0);
+  PlanBuilder c(DataType::half, {4, 8, 6, 6}, Lay::nchw);
+  c.bn_train(BatchNormMode::spatial, false).bias().act(ActivationMode::clippedrelu).bn_infer(BatchNormMode::per_activation);
+  run_and_check(c.take(), 2302, 1.0);
+}
