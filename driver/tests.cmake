@@ -1,0 +1,77 @@
+# CTest entries that run the built fusiondriver (included from driver/CMakeLists.txt). None needs
+# a GPU; the one that runs a spec passes on a GPU machine too (it then really runs it).
+#   driver.version                    --version exits 0 and names hipfuse's version
+#   driver.run_without_gpu            run specs/ci/fusions.toml: without a GPU, exit 3 and the one
+#                                     line "fusiondriver: no GPU device found (...)"
+#   driver.spec_error.<fixture>.<cmd> each broken spec of tests/data/specs: exit 2 and one line
+#                                     "fusiondriver: FILE:LINE: KEY: message", for run and list
+#   driver.list.*                     list and list --format commands work without a GPU
+#   driver.compile_arch.<spec>        compile --arch sm_90 of every spec under specs/ (label
+#                                     "compile"; the kernel cache lives in the build tree)
+if(NOT HIPFUSE_BUILD_TESTS)
+  return()
+endif()
+enable_testing()
+
+set(_expect ${CMAKE_CURRENT_SOURCE_DIR}/expect.cmake)
+set(_driver $<TARGET_FILE:fusiondriver>)
+set(_kernel_cache ${PROJECT_BINARY_DIR}/kernel-cache)
+
+# fusiondriver_test(NAME ARGS a b c [RC n|nonzero] [REGEX re] [MAX_LINES n] [LINE_FROM file]
+#                   [NO_GPU_OR_PASS] [TIMEOUT s] [LABELS l...])
+function(fusiondriver_test name)
+  cmake_parse_arguments(T "NO_GPU_OR_PASS" "RC;REGEX;MAX_LINES;LINE_FROM;TIMEOUT" "ARGS;LABELS" ${ARGN})
+  string(REPLACE ";" "|" _args "${T_ARGS}")
+  set(_defs -DDRIVER=${_driver} "-DARGS=${_args}" -DRC=${T_RC})
+  if(DEFINED T_REGEX)
+    list(APPEND _defs "-DREGEX=${T_REGEX}")
+  endif()
+  if(DEFINED T_MAX_LINES)
+    list(APPEND _defs -DMAX_LINES=${T_MAX_LINES})
+  endif()
+  if(DEFINED T_LINE_FROM)
+    list(APPEND _defs -DLINE_FROM=${T_LINE_FROM})
+  endif()
+  if(T_NO_GPU_OR_PASS)
+    list(APPEND _defs -DNO_GPU_OR_PASS=1)
+  endif()
+  add_test(NAME driver.${name} COMMAND ${CMAKE_COMMAND} ${_defs} -P ${_expect}
+           WORKING_DIRECTORY ${PROJECT_SOURCE_DIR})
+  set_tests_properties(driver.${name} PROPERTIES ENVIRONMENT "MIOPEN_CUSTOM_CACHE_DIR=${_kernel_cache}"
+                       LABELS "driver;${T_LABELS}")
+  if(DEFINED T_TIMEOUT)
+    set_tests_properties(driver.${name} PROPERTIES TIMEOUT ${T_TIMEOUT})
+  endif()
+endfunction()
+
+fusiondriver_test(version ARGS --version RC 0 REGEX "^fusiondriver .*hipfuse [0-9]+\\.[0-9]+\\.[0-9]+" MAX_LINES 1)
+fusiondriver_test(help ARGS --help RC 0 REGEX "run.*compile.*list.*support")
+fusiondriver_test(usage_error ARGS run --bogus specs/ci/fusions.toml RC 2)
+fusiondriver_test(missing_spec ARGS run no/such/spec.toml RC 2
+                  REGEX "^fusiondriver: no/such/spec.toml: " MAX_LINES 1)
+fusiondriver_test(run_without_gpu ARGS run specs/ci/fusions.toml RC 0 REGEX "\n[0-9]+ passed, 0 failed"
+                  NO_GPU_OR_PASS TIMEOUT 1800)
+fusiondriver_test(list ARGS list specs/ci/fusions.toml RC 0 REGEX "\n[0-9]+ cases\n$")
+fusiondriver_test(list_jsonl ARGS list specs/examples/cba.toml --format jsonl RC 0 REGEX "^\\{\"name\":")
+fusiondriver_test(list_commands ARGS list specs/examples/cba.toml --format commands --device 1 RC 0
+                  REGEX "fusiondriver run --spec-text \"\\$\\(printf '[^\n]*'\\)\" --device 1\n")
+
+file(GLOB _broken CONFIGURE_DEPENDS ${PROJECT_SOURCE_DIR}/tests/data/specs/*.toml)
+foreach(_spec IN LISTS _broken)
+  get_filename_component(_name ${_spec} NAME_WE)
+  file(RELATIVE_PATH _rel ${PROJECT_SOURCE_DIR} ${_spec})
+  string(REPLACE "." "\\." _rel_re "${_rel}")
+  foreach(_cmd run list)
+    fusiondriver_test(spec_error.${_name}.${_cmd} ARGS ${_cmd} ${_rel} RC 2 REGEX "^fusiondriver: ${_rel_re}(:[0-9]+)?: "
+                      MAX_LINES 1 LINE_FROM ${_spec})
+  endforeach()
+endforeach()
+
+file(GLOB_RECURSE _specs CONFIGURE_DEPENDS ${PROJECT_SOURCE_DIR}/specs/*.toml)
+foreach(_spec IN LISTS _specs)
+  file(RELATIVE_PATH _rel ${PROJECT_SOURCE_DIR}/specs ${_spec})
+  string(REGEX REPLACE "\\.toml$" "" _id "${_rel}")
+  string(REPLACE "/" "." _id "${_id}")
+  fusiondriver_test(compile_arch.${_id} ARGS compile --arch sm_90 specs/${_rel} RC 0
+                    REGEX "\n[1-9][0-9]* compiled, 0 failed" TIMEOUT 3600 LABELS compile)
+endforeach()

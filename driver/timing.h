@@ -1,0 +1,26 @@
+#pragma once
+// Timing: GPU events around each execution, and the statistics of the samples.
+
+#include <cstddef>
+#include <functional>
+#include <vector>
+
+#include <hip/hip_runtime_api.h>
+
+namespace hipfuse::driver {
+
+struct TimingStats {
+  int samples = 0;
+  double min_us = 0, median_us = 0, max_us = 0, mean_us = 0;
+};
+
+// Min / median (mean of the two middle samples for an even count) / max / mean. Empty: all 0.
+TimingStats summarize(std::vector<double> microseconds);
+
+// Runs `body(i)` for i in [0, warmup) untimed, then for i in [0, iters) each between two events
+// recorded on `stream`; returns each timed run's event time in microseconds. `body` must only
+// enqueue work on `stream`. Throws std::runtime_error on a HIP error.
+std::vector<double> time_on_stream(hipStream_t stream, int warmup, int iters,
+                                   const std::function<void(int)>& body);
+
+}  // namespace hipfuse::driver
