@@ -1,0 +1,20 @@
+// Argument structs of the implicit-GEMM helper kernels (the conv kernels themselves take
+// hf::ConvArgs, kernel_args.h). Plain data: the host invoker packs the same definitions.
+#pragma once
+
+#include "common/kernel_args.h"
+
+namespace hf {
+
+// kernels/conv_igemm_pack.hip, both entries: `src` re-laid out into invoker-owned scratch
+// `dst` so that the GEMM loads its operands as 16-byte vectors.
+//   hf_igemm_pack_weights: K x C/G x R x S -> K x R x S x C/G (chain unused);
+//   hf_igemm_pack_input:   x -> packed NHWC with the plan's prologue applied (chain: the
+//                          plan's ChainArgs, the prologue's slots).
+struct IgemmPackArgs {
+  const void* src;
+  void* dst;
+  ChainArgs chain;
+};
+
+}  // namespace hf

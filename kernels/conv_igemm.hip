@@ -1,0 +1,423 @@
+// Implicit-GEMM forward convolution on the matrix units: fp16 / bf16 with fp32 accumulators
+// (and fp32 data as tf32 when the plan allows it), the plan's pointwise ops fused into the
+// epilogue. The GEMM view is in common/igemm.h; every shape is a compile-time constant.
+//
+// Block tile BM x BN (pixels x output channels), k-tile of 64 bytes (32 fp16 / 16 fp32)
+// per row, WarpsM x WarpsN groups of 32 threads each computing a (BM/WarpsM) x (BN/WarpsN)
+// warp tile with m16n8k16 (m16n8k8 for tf32) matrix instructions fed by ldmatrix.
+// Shared memory: Stages ring buffers, each [BM rows of A | BN rows of B] x 64 bytes, the
+// four 16-byte chunks of a row XOR-swizzled by (row / 2) % 4 so that both the 16-byte
+// stores of the loaders and the 8-row reads of ldmatrix are conflict-free.
+// Loaders (hfi::AMode / BMode):
+//   kAsync16: cp.async of 16-byte vectors (x NHWC-like with C/G % 8 == 0, w contiguous along
+//             (r, s, c)): a multistage pipeline, Stages - 1 tiles in flight. NCHW inputs with
+//             filters > 1x1 and non-(r, s, c) weights are re-laid out into this form first by
+//             conv_igemm_pack.hip (the invoker launches it; hf_plan.h then describes the
+//             re-laid-out tensors).
+//   kGather : each 16-byte chunk gathered element by element into registers while the
+//             previous tile is computed, stored to shared memory after it (NCHW 1x1: lanes
+//             along the pixels, each value read once; odd C; NHWC with a prologue, which is
+//             applied here).
+// Epilogue: the accumulators are staged through shared memory as fp32 (the pipeline buffers
+// are reused), then each thread takes OutVec consecutive outputs along the output's
+// contiguous dimension (channels for NHWC, pixels for NCHW), applies alpha and the fused ops
+// in fp32, rounds once and writes them with one vector store.
+#include "common/igemm.h"
+
+namespace igemm {
+
+constexpr int kVec = 16 / static_cast<int>(sizeof(T));  // elements per 16-byte chunk
+constexpr int kChunks = 4;                               // chunks per shared-memory row
+constexpr int BK = kChunks * kVec;                       // GEMM K per k-tile
+constexpr int BM = hfi::BM, BN = hfi::BN;
+constexpr int kWarpsM = hfi::WarpsM, kWarpsN = hfi::WarpsN;
+constexpr int kThreads = 32 * kWarpsM * kWarpsN;
+constexpr int kStages = hfi::Stages;
+constexpr int WTM = BM / kWarpsM, WTN = BN / kWarpsN;
+constexpr int MI = WTM / 16, NI = WTN / 8;
+constexpr int KT = (kKG + BK - 1) / BK;
+constexpr int kRowBytes = kChunks * 16;
+constexpr int kStageBytes = (BM + BN) * kRowBytes;
+constexpr int kPipeBytes = kStageBytes * kStages;
+constexpr bool kTf32 = hfi::Tf32;
+
+static_assert(HF_WARP_SIZE % 32 == 0, "the mma groups are 32 threads");
+static_assert(MI >= 1 && NI >= 2 && NI % 2 == 0 && WTM % 16 == 0 && WTN % 16 == 0, "warp tile");
+static_assert((BM * kChunks) % kThreads == 0 && (BN * kChunks) % kThreads == 0, "loader slots");
+static_assert(kStages >= 2, "at least double buffering");
+static_assert(kTf32 == (sizeof(T) == 4), "fp32 data runs on the matrix units only as tf32");
+
+// Epilogue staging: [BM][BN + 8] floats when the output is contiguous along channels,
+// [BN][BM + 4] when it is contiguous along pixels (both pads make the fragment writes
+// conflict-free).
+constexpr bool kAlongK = hfi::OutAlongK;
+constexpr int kOutVec = hfi::OutVec;
+constexpr int kStageLd = kAlongK ? BN + 8 : BM + 4;
+constexpr int kEpiBytes = (kAlongK ? BM : BN) * kStageLd * 4;
+// The host sizes the dynamic shared memory as max(kPipeBytes, kEpiBytes) (Config::shared_bytes).
+static_assert(BM % 32 == 0 && BN % 32 == 0, "staging pads assume multiples of 32");
+static_assert((kAlongK ? BN : BM) % kOutVec == 0, "output vectors tile the block");
+
+HF_DEVICE int swizzle(int row, int chunk) { return row * kRowBytes + ((chunk ^ ((row >> 1) & 3)) << 4); }
+
+enum LoaderMode : int { kAsync16 = 0, kGather = 1 };
+
+// ---- A: input pixels x (r, s, c) ----------------------------------------------------------
+template <int Mode>
+struct ALoader;
+
+template <>
+struct ALoader<kAsync16> {
+  static constexpr int kSlots = BM * kChunks / kThreads;
+  static constexpr int kRowStep = kThreads / kChunks;
+  RowStart rows[kSlots];
+  int row0, chunk;
+
+  HF_DEVICE void init(I m0, int group, int tid) {
+    chunk = tid % kChunks;
+    row0 = tid / kChunks;
+#pragma unroll
+    for (int i = 0; i < kSlots; ++i) rows[i] = row_start(m0 + row0 + i * kRowStep, group);
+  }
+  HF_DEVICE void fetch(const T* HF_RESTRICT x, int kt, char* stage, const hf::ChainArgs&) {
+    const int kk = kt * BK + chunk * kVec;
+    const bool k_ok = kk < kKG;
+    const Tap tap = decode_kk(k_ok ? kk : 0);
+#pragma unroll
+    for (int i = 0; i < kSlots; ++i) {
+      const int h = rows[i].h0 + tap.r * kDilH, w = rows[i].w0 + tap.s * kDilW;
+      const bool ok = k_ok && inside(h, w);
+      const T* src = x + rows[i].base + static_cast<I>(h) * kXsH + static_cast<I>(w) * kXsW +
+                     static_cast<I>(tap.c) * kXsC;
+      hf::cp_async16(stage + swizzle(row0 + i * kRowStep, chunk), ok ? src : x, ok);
+    }
+  }
+  HF_DEVICE void deposit(char*) const {}
+};
+
+template <>
+struct ALoader<kGather> {
+  // Lanes run along m (consecutive pixels): coalesced for NCHW; one (r, s) per chunk when
+  // C/G % kVec == 0. The prologue, when the plan has one, is applied here.
+  static constexpr int kSlots = BM * kChunks / kThreads;
+  static constexpr bool kChunkShareTap = kCg % kVec == 0;
+  // Slot i is row (tid + i * kThreads) % BM, chunk (tid + i * kThreads) / BM: the rows
+  // repeat every kRows slots, so only kRows receptive fields are kept.
+  static constexpr int kRows = BM > kThreads ? BM / kThreads : 1;
+  static_assert(BM % kThreads == 0 || kThreads % BM == 0, "gather rows");
+  RowStart rows[kRows];
+  Vec<T, kVec> regs[kSlots];
+  int tid_, group_;
+
+  HF_DEVICE static int row_of(int tid, int i) { return (tid + (i % kRows) * kThreads) % BM; }
+  HF_DEVICE static int chunk_of(int tid, int i) { return (tid + i * kThreads) / BM; }
+
+  HF_DEVICE void init(I m0, int group, int tid) {
+    tid_ = tid;
+    group_ = group;
+#pragma unroll
+    for (int j = 0; j < kRows; ++j) rows[j] = row_start(m0 + row_of(tid, j), group);
+  }
+  HF_DEVICE T element(const T* HF_RESTRICT x, const RowStart& row, int kk, const hf::ChainArgs& chain) const {
+    const bool k_ok = kk < kKG;
+    const Tap tap = decode_kk(k_ok ? kk : 0);
+    const int h = row.h0 + tap.r * kDilH, w = row.w0 + tap.s * kDilW;
+    const bool ok = k_ok && inside(h, w);
+    const I off = row.base + static_cast<I>(h) * kXsH + static_cast<I>(w) * kXsW + static_cast<I>(tap.c) * kXsC;
+    if constexpr (kHasPrologue) {
+      return hf::from_float<T>(a_value(x, ok, off, row.n, group_ * kCg + tap.c, h, w, chain));
+    } else {
+      return ok ? x[off] : hf::from_float<T>(0.0f);
+    }
+  }
+  HF_DEVICE void fetch(const T* HF_RESTRICT x, int kt, char*, const hf::ChainArgs& chain) {
+#pragma unroll
+    for (int i = 0; i < kSlots; ++i) {
+      const int kk0 = kt * BK + chunk_of(tid_, i) * kVec;
+      if constexpr (kChunkShareTap) {
+        // One tap for the whole chunk: one bounds check, kVec loads kXsC apart.
+        const bool k_ok = kk0 < kKG;
+        const Tap tap = decode_kk(k_ok ? kk0 : 0);
+        const int h = rows[i % kRows].h0 + tap.r * kDilH, w = rows[i % kRows].w0 + tap.s * kDilW;
+        const bool ok = k_ok && inside(h, w);
+        const I off = rows[i % kRows].base + static_cast<I>(h) * kXsH + static_cast<I>(w) * kXsW +
+                      static_cast<I>(tap.c) * kXsC;
+#pragma unroll
+        for (int e = 0; e < kVec; ++e) {
+          if constexpr (kHasPrologue) {
+            regs[i].v[e] = hf::from_float<T>(
+                a_value(x, ok, off + e * kXsC, rows[i % kRows].n, group_ * kCg + tap.c + e, h, w, chain));
+          } else {
+            regs[i].v[e] = ok ? x[off + e * kXsC] : hf::from_float<T>(0.0f);
+          }
+        }
+      } else {
+#pragma unroll
+        for (int e = 0; e < kVec; ++e) regs[i].v[e] = element(x, rows[i % kRows], kk0 + e, chain);
+      }
+    }
+  }
+  HF_DEVICE void deposit(char* stage) const {
+#pragma unroll
+    for (int i = 0; i < kSlots; ++i) {
+      *reinterpret_cast<Vec<T, kVec>*>(stage + swizzle(row_of(tid_, i), chunk_of(tid_, i))) = regs[i];
+    }
+  }
+};
+
+// ---- B: output channels x (r, s, c) -------------------------------------------------------
+HF_DEVICE I weight_offset(int n_in_group, int group, const Tap& tap) {
+  return static_cast<I>(group * kNg + n_in_group) * kWsK + static_cast<I>(tap.c) * kWsC +
+         static_cast<I>(tap.r) * kWsR + static_cast<I>(tap.s) * kWsS;
+}
+
+template <int Mode>
+struct BLoader;
+
+template <>
+struct BLoader<kAsync16> {
+  static constexpr int kSlots = BN * kChunks / kThreads;
+  static constexpr int kRowStep = kThreads / kChunks;
+  int row0, chunk, n0, group;
+
+  HF_DEVICE void init(int n_block, int g, int tid) {
+    chunk = tid % kChunks;
+    row0 = tid / kChunks;
+    n0 = n_block;
+    group = g;
+  }
+  HF_DEVICE void fetch(const T* HF_RESTRICT w, int kt, char* stage, const hf::ChainArgs&) {
+    const int kk = kt * BK + chunk * kVec;
+    const bool k_ok = kk < kKG;
+    const Tap tap = decode_kk(k_ok ? kk : 0);
+#pragma unroll
+    for (int i = 0; i < kSlots; ++i) {
+      const int n = n0 + row0 + i * kRowStep;
+      const bool ok = k_ok && n < kNg;
+      hf::cp_async16(stage + BM * kRowBytes + swizzle(row0 + i * kRowStep, chunk),
+                     ok ? w + weight_offset(n, group, tap) : w, ok);
+    }
+  }
+  HF_DEVICE void deposit(char*) const {}
+};
+
+template <>
+struct BLoader<kGather> {
+  static constexpr int kSlots = BN * kChunks / kThreads;
+  static constexpr bool kChunkShareTap = kCg % kVec == 0;
+  Vec<T, kVec> regs[kSlots];
+  int tid_, n0, group;
+
+  HF_DEVICE static int row_of(int tid, int i) { return (tid + i * kThreads) % BN; }
+  HF_DEVICE static int chunk_of(int tid, int i) { return (tid + i * kThreads) / BN; }
+
+  HF_DEVICE void init(int n_block, int g, int tid) {
+    tid_ = tid;
+    n0 = n_block;
+    group = g;
+  }
+  HF_DEVICE void fetch(const T* HF_RESTRICT w, int kt, char*, const hf::ChainArgs&) {
+#pragma unroll
+    for (int i = 0; i < kSlots; ++i) {
+      const int n = n0 + row_of(tid_, i);
+      const int kk0 = kt * BK + chunk_of(tid_, i) * kVec;
+      if constexpr (kChunkShareTap) {
+        const bool ok = kk0 < kKG && n < kNg;
+        const T* src = w + weight_offset(ok ? n : 0, group, decode_kk(ok ? kk0 : 0));
+#pragma unroll
+        for (int e = 0; e < kVec; ++e) regs[i].v[e] = ok ? src[e * kWsC] : hf::from_float<T>(0.0f);
+      } else {
+#pragma unroll
+        for (int e = 0; e < kVec; ++e) {
+          const bool ok = kk0 + e < kKG && n < kNg;
+          regs[i].v[e] = ok ? w[weight_offset(n, group, decode_kk(kk0 + e))] : hf::from_float<T>(0.0f);
+        }
+      }
+    }
+  }
+  HF_DEVICE void deposit(char* stage) const {
+#pragma unroll
+    for (int i = 0; i < kSlots; ++i) {
+      *reinterpret_cast<Vec<T, kVec>*>(stage + BM * kRowBytes + swizzle(row_of(tid_, i), chunk_of(tid_, i))) =
+          regs[i];
+    }
+  }
+};
+
+// ---- the matrix-unit step: one k-tile of the warp tile -----------------------------------
+template <typename E>  // a template, so that only the taken branch is instantiated
+HF_DEVICE void mma_step(float (&d)[4], const unsigned (&a)[4], const unsigned (&b)[2]) {
+  if constexpr (sizeof(E) == 4) {
+    const unsigned at[4] = {hf::to_tf32(__uint_as_float(a[0])), hf::to_tf32(__uint_as_float(a[1])),
+                            hf::to_tf32(__uint_as_float(a[2])), hf::to_tf32(__uint_as_float(a[3]))};
+    const unsigned bt[2] = {hf::to_tf32(__uint_as_float(b[0])), hf::to_tf32(__uint_as_float(b[1]))};
+    hf::mma_1688_tf32(d, at, bt);
+  } else {
+    hf::mma_16816<E>(d, a, b);
+  }
+}
+
+HF_DEVICE void compute_tile(float (&acc)[MI][NI][4], const char* stage, int warp_m, int warp_n, int lane) {
+  const char* sa = stage;
+  const char* sb = stage + BM * kRowBytes;
+#pragma unroll
+  for (int ks = 0; ks < kChunks / 2; ++ks) {  // one mma K step = two 16-byte chunks
+    unsigned af[MI][4];
+    unsigned bf[NI][2];
+#pragma unroll
+    for (int mi = 0; mi < MI; ++mi) {
+      const int row = warp_m * WTM + mi * 16 + (lane & 15);
+      hf::ldsm_x4(af[mi], sa + swizzle(row, ks * 2 + (lane >> 4)));
+    }
+#pragma unroll
+    for (int nj = 0; nj < NI / 2; ++nj) {
+      const int row = warp_n * WTN + nj * 16 + ((lane >> 4) << 3) + (lane & 7);
+      unsigned t[4];
+      hf::ldsm_x4(t, sb + swizzle(row, ks * 2 + ((lane >> 3) & 1)));
+      bf[2 * nj][0] = t[0];
+      bf[2 * nj][1] = t[1];
+      bf[2 * nj + 1][0] = t[2];
+      bf[2 * nj + 1][1] = t[3];
+    }
+#pragma unroll
+    for (int mi = 0; mi < MI; ++mi) {
+#pragma unroll
+      for (int ni = 0; ni < NI; ++ni) mma_step<T>(acc[mi][ni], af[mi], bf[ni]);
+    }
+  }
+}
+
+}  // namespace igemm
+
+HF_KERNEL void __launch_bounds__(igemm::kThreads, hfi::MinBlocks) hf_conv_igemm(hf::ConvArgs args) {
+  using namespace igemm;
+  extern __shared__ uint4 smem_words[];  // 16-byte aligned
+  char* smem = reinterpret_cast<char*>(smem_words);
+
+  const int tid = static_cast<int>(threadIdx.x);
+  const int lane = tid & 31, warp = tid >> 5;
+  const int warp_m = warp / kWarpsN, warp_n = warp % kWarpsN;
+
+  // 1-D grid: blockIdx.x = (m tile) * NT + (n tile), so consecutive blocks share an A tile.
+  constexpr int NT = (kNg + BN - 1) / BN;
+  const int group = static_cast<int>(blockIdx.y);
+  const I m0 = static_cast<I>(blockIdx.x / NT) * BM;
+  const int n0 = static_cast<int>(blockIdx.x % NT) * BN;
+
+  const T* HF_RESTRICT x = static_cast<const T*>(args.x);
+  const T* HF_RESTRICT w = static_cast<const T*>(args.w);
+  T* HF_RESTRICT y = static_cast<T*>(args.y);
+
+  ALoader<hfi::AMode> a_load;
+  BLoader<hfi::BMode> b_load;
+  a_load.init(m0, group, tid);
+  b_load.init(n0, group, tid);
+
+  float acc[MI][NI][4];
+#pragma unroll
+  for (int mi = 0; mi < MI; ++mi)
+#pragma unroll
+    for (int ni = 0; ni < NI; ++ni)
+#pragma unroll
+      for (int e = 0; e < 4; ++e) acc[mi][ni][e] = 0.0f;
+
+  // Prologue: the first Stages - 1 k-tiles in flight.
+#pragma unroll
+  for (int s = 0; s < kStages - 1; ++s) {
+    if (s < KT) {
+      a_load.fetch(x, s, smem + s * kStageBytes, args.chain);
+      b_load.fetch(w, s, smem + s * kStageBytes, args.chain);
+      a_load.deposit(smem + s * kStageBytes);
+      b_load.deposit(smem + s * kStageBytes);
+    }
+    hf::cp_async_commit();
+  }
+
+  // Main loop: wait for tile kt, start tile kt + Stages - 1 into the buffer freed by tile
+  // kt - 1 (every thread is past computing it: the barrier), compute tile kt; gathered
+  // tiles are written to shared memory after the compute, hiding their load latency.
+  for (int kt = 0; kt < KT; ++kt) {
+    hf::cp_async_wait<kStages - 2>();
+    __syncthreads();
+    const int next = kt + kStages - 1;
+    char* next_stage = smem + (next % kStages) * kStageBytes;
+    if (next < KT) {
+      a_load.fetch(x, next, next_stage, args.chain);
+      b_load.fetch(w, next, next_stage, args.chain);
+    }
+    hf::cp_async_commit();
+    compute_tile(acc, smem + (kt % kStages) * kStageBytes, warp_m, warp_n, lane);
+    if (next < KT) {
+      a_load.deposit(next_stage);
+      b_load.deposit(next_stage);
+    }
+  }
+  hf::cp_async_wait<0>();
+  __syncthreads();
+
+  // Epilogue 1: accumulators -> shared memory (fp32).
+  float* stage = reinterpret_cast<float*>(smem);
+  {
+    const int g = lane >> 2, t = lane & 3;
+#pragma unroll
+    for (int mi = 0; mi < MI; ++mi) {
+#pragma unroll
+      for (int ni = 0; ni < NI; ++ni) {
+        const int row = warp_m * WTM + mi * 16 + g;
+        const int col = warp_n * WTN + ni * 8 + 2 * t;
+        if constexpr (kAlongK) {
+          *reinterpret_cast<float2*>(stage + row * kStageLd + col) = make_float2(acc[mi][ni][0], acc[mi][ni][1]);
+          *reinterpret_cast<float2*>(stage + (row + 8) * kStageLd + col) =
+              make_float2(acc[mi][ni][2], acc[mi][ni][3]);
+        } else {
+          stage[col * kStageLd + row] = acc[mi][ni][0];
+          stage[(col + 1) * kStageLd + row] = acc[mi][ni][1];
+          stage[col * kStageLd + row + 8] = acc[mi][ni][2];
+          stage[(col + 1) * kStageLd + row + 8] = acc[mi][ni][3];
+        }
+      }
+    }
+  }
+  __syncthreads();
+
+  // Epilogue 2: OutVec outputs per item along the output's contiguous dimension.
+  const float alpha = args.alpha;
+  if constexpr (kAlongK) {
+    constexpr int kPerRow = BN / kOutVec;
+    for (int it = tid; it < BM * kPerRow; it += kThreads) {
+      const int row = it / kPerRow, cv = it % kPerRow;
+      const I m = m0 + row;
+      const int n = n0 + cv * kOutVec;
+      if (m >= kM || n >= kNg) continue;  // Ng % OutVec == 0: a vector is all in or all out
+      const Pixel px = decode_m(m);
+      const int k = group * kNg + n;
+      const I off = y_offset(px.n, k, px.p, px.q);
+      const float* src = stage + row * kStageLd + cv * kOutVec;
+      Vec<T, kOutVec> out;
+#pragma unroll
+      for (int e = 0; e < kOutVec; ++e) {
+        out.v[e] = hf::from_float<T>(epilogue_value(src[e], alpha, px.n, k + e, px.p, px.q, off + e * kYsK, args.chain));
+      }
+      *reinterpret_cast<Vec<T, kOutVec>*>(y + off) = out;
+    }
+  } else {
+    constexpr int kPerCol = BM / kOutVec;
+    for (int it = tid; it < BN * kPerCol; it += kThreads) {
+      const int col = it / kPerCol, mv = it % kPerCol;
+      const I m = m0 + mv * kOutVec;
+      const int n = n0 + col;
+      if (m >= kM || n >= kNg) continue;  // P*Q % OutVec == 0: a vector stays in one image
+      Pixel px = decode_m(m);
+      const int k = group * kNg + n;
+      const I off = y_offset(px.n, k, px.p, px.q);
+      const float* src = stage + col * kStageLd + mv * kOutVec;
+      Vec<T, kOutVec> out;
+#pragma unroll
+      for (int e = 0; e < kOutVec; ++e) {
+        out.v[e] = hf::from_float<T>(epilogue_value(src[e], alpha, px.n, k, px.p, px.q, off + e, args.chain));
+        next_pixel(px);
+      }
+      *reinterpret_cast<Vec<T, kOutVec>*>(y + off) = out;
+    }
+  }
+}

@@ -1,0 +1,310 @@
+#include "solvers/conv_implicit_gemm.h"
+
+#include "common/error.h"
+#include "common/igemm_args.h"
+#include "common/kernel_args.h"
+#include "runtime/platform.h"
+#include "solvers/chain_binding.h"
+#include "solvers/chain_codegen.h"
+#include "solvers/invoker_support.h"
+#include "solvers/plan_header.h"
+#include "solvers/plan_parts.h"
+
+#include <algorithm>
+#include <cstdint>
+
+namespace hipfuse {
+
+namespace {
+
+constexpr std::size_t kSharedOptinSm90 = 227 * 1024;
+constexpr std::size_t kDefaultDynamicShared = 48 * 1024;
+
+igemm::Elem elem_of(DataType t) {
+  switch (t) {
+    case DataType::half: return igemm::Elem::f16;
+    case DataType::bfloat16: return igemm::Elem::bf16;
+    default: return igemm::Elem::f32;
+  }
+}
+
+std::array<std::int64_t, 4> strides4(const TensorDesc& t) {
+  return {t.strides[0], t.strides[1], t.strides[2], t.strides[3]};
+}
+
+const ConvForwardOp& conv_of(const PlanParts& parts) { return std::get<ConvForwardOp>(parts.conv->op); }
+
+// The offset type of the kernel: 32-bit unless x, w or y spans 2^31 elements or more.
+std::string offset_type_of(const TensorDesc& x, const TensorDesc& w, const TensorDesc& y) {
+  const std::int64_t span = std::max({x.span(), w.span(), y.span()});
+  return span < (std::int64_t{1} << 31) ? "int" : "long long";
+}
+
+// The weights as the GEMM reads them: their own descriptor, or K x C/G x R x S packed
+// channels-last (what conv_igemm_pack.hip writes) when the configuration packs them.
+TensorDesc gemm_weights(const ConvForwardOp& conv, bool packed) {
+  if (!packed) return conv.weights;
+  return TensorDesc::packed(conv.weights.type, conv.weights.lengths, Layout::nhwc);
+}
+
+// x as the GEMM reads it: its own descriptor, or packed NHWC (what hf_igemm_pack_input writes).
+TensorDesc gemm_input(const TensorDesc& x, bool packed) {
+  if (!packed) return x;
+  return TensorDesc::packed(x.type, x.lengths, Layout::nhwc);
+}
+
+rt::SourceFile plan_header(const FusionPlan& plan, const PlanParts& parts, const igemm::Config& config) {
+  const ConvForwardOp& conv = conv_of(parts);
+  const TensorDesc& x = parts.conv->input;
+  const TensorDesc& y = parts.conv->output;
+  PlanHeader h(plan);
+  h.include("common/pointwise_chain.h");
+  h.alias("data_t", cpp_type(x.type));
+  h.alias("offset_t", offset_type_of(x, conv.weights, y));
+  h.alias("XGeom", geometry_type(gemm_input(x, config.pack_input)));
+  h.alias("XSourceGeom", geometry_type(x));
+  h.alias("YGeom", geometry_type(y));
+  h.alias("WGeom", geometry_type(gemm_weights(conv, config.pack_weights)));
+  h.alias("WSourceGeom", geometry_type(conv.weights));
+  h.int_constant("kGroups", conv.conv.groups);
+  h.index_constant("kStrideH", conv.conv.strides[0]);
+  h.index_constant("kStrideW", conv.conv.strides[1]);
+  h.index_constant("kPadH", conv.conv.pads[0]);
+  h.index_constant("kPadW", conv.conv.pads[1]);
+  h.index_constant("kDilationH", conv.conv.dilations[0]);
+  h.index_constant("kDilationW", conv.conv.dilations[1]);
+  // With x re-laid out first, the prologue runs in that kernel (PackPrologue, on x as given)
+  // and the GEMM's own prologue is empty; the slots stay the plan's either way.
+  emit_chain(h, "PackPrologue", parts.prologue, 0, "XSourceGeom");
+  emit_chain(h, "Prologue", config.pack_input ? std::vector<const FusionOp*>{} : parts.prologue, 0, "XGeom");
+  emit_chain(h, "Epilogue", parts.epilogue, static_cast<int>(parts.prologue.size()), "YGeom");
+  return h.file();
+}
+
+std::size_t max_dynamic_shared(const Target& target) {
+  if (target.device >= 0 && target.shared_per_block > 0) return target.shared_per_block;
+  return kSharedOptinSm90;  // offline: the architectures this family targets have at least this
+}
+
+class ConvImplicitGemmInvoker final : public Invoker {
+ public:
+  struct Packing {
+    std::shared_ptr<const rt::Kernel> weights_kernel, input_kernel;  // null when not used
+    std::unique_ptr<DeviceScratch> weights, input;
+    unsigned weights_grid = 0;
+    dim3 input_grid;
+  };
+
+  ConvImplicitGemmInvoker(std::shared_ptr<const rt::Kernel> kernel, Packing packing, const igemm::Config& config,
+                          std::size_t elem, int conv_index, ChainBinding binding)
+      : kernel_(std::move(kernel)),
+        packing_(std::move(packing)),
+        grid_(static_cast<unsigned>(config.grid_x), static_cast<unsigned>(config.grid_y)),
+        block_(static_cast<unsigned>(config.threads)),
+        shared_(static_cast<unsigned>(config.shared_bytes)),
+        x_align_(config.a_loader == igemm::Loader::async16 && !config.pack_input ? 16 : elem),
+        w_align_(config.b_loader == igemm::Loader::async16 && !config.pack_weights ? 16 : elem),
+        y_align_(static_cast<std::size_t>(config.out_vec) * elem),
+        conv_index_(conv_index),
+        binding_(std::move(binding)) {}
+
+  hipError_t launch(hipStream_t stream, const void* input, void* output, const OperatorArgs& args) const override {
+    if (conv_index_ >= static_cast<int>(args.slots.size())) return hipErrorInvalidValue;
+    const auto* conv = std::get_if<ConvForwardArgs>(&args.slots[static_cast<std::size_t>(conv_index_)]);
+    if (conv == nullptr) return hipErrorInvalidValue;
+    // The kernel was specialised for vector accesses: the pointers must allow them
+    // (hipMalloc's always do; an offset into a buffer may not).
+    if (!aligned(input, x_align_) || !aligned(conv->weights, w_align_) || !aligned(output, y_align_)) {
+      return hipErrorInvalidValue;
+    }
+    hf::ConvArgs a{};
+    a.x = input;
+    a.w = conv->weights;
+    a.y = output;
+    a.alpha = static_cast<float>(conv->alpha);
+    if (!binding_.pack(args, a.chain)) return hipErrorInvalidValue;
+    if (packing_.weights_kernel) {
+      hf::IgemmPackArgs p{};
+      p.src = conv->weights;
+      p.dst = packing_.weights->data();
+      const hipError_t e = packing_.weights_kernel->launch(dim3(packing_.weights_grid), dim3(256), 0, stream, &p);
+      if (e != hipSuccess) return e;
+      a.w = packing_.weights->data();
+    }
+    if (packing_.input_kernel) {
+      hf::IgemmPackArgs p{};
+      p.src = input;
+      p.dst = packing_.input->data();
+      p.chain = a.chain;
+      const hipError_t e = packing_.input_kernel->launch(packing_.input_grid, dim3(32, 8), 0, stream, &p);
+      if (e != hipSuccess) return e;
+      a.x = packing_.input->data();
+    }
+    return kernel_->launch(grid_, block_, shared_, stream, &a);
+  }
+  int kernel_launches() const override {
+    return 1 + (packing_.weights_kernel ? 1 : 0) + (packing_.input_kernel ? 1 : 0);
+  }
+
+ private:
+  static bool aligned(const void* p, std::size_t bytes) { return reinterpret_cast<std::uintptr_t>(p) % bytes == 0; }
+
+  std::shared_ptr<const rt::Kernel> kernel_;
+  Packing packing_;  // operands re-laid out first into scratch shared by executions (one stream)
+  dim3 grid_, block_;
+  unsigned shared_;
+  std::size_t x_align_, w_align_, y_align_;
+  int conv_index_;
+  ChainBinding binding_;
+};
+
+}  // namespace
+
+std::optional<igemm::Problem> ConvImplicitGemmSolver::problem_of(const FusionPlan& plan, std::string* why) {
+  const PlanParts parts = split_at_convolution(plan);
+  if (parts.conv == nullptr) {
+    *why = "the plan has no convolution";
+    return std::nullopt;
+  }
+  if (auto reason = unsupported_data_type(plan)) {
+    *why = *reason;
+    return std::nullopt;
+  }
+  const ConvForwardOp& conv = conv_of(parts);
+  if (conv.conv.mode != ConvMode::convolution) {
+    *why = "transposed convolution is not an implicit GEMM here";
+    return std::nullopt;
+  }
+  if (conv.conv.spatial_dims() != 2 || parts.conv->input.dims() != 4) {
+    *why = "the implicit GEMM is 2-D; this convolution has " + std::to_string(conv.conv.spatial_dims()) +
+           " spatial dimensions";
+    return std::nullopt;
+  }
+  std::vector<const FusionOp*> chain = parts.prologue;
+  chain.insert(chain.end(), parts.epilogue.begin(), parts.epilogue.end());
+  if (auto reason = unfusable_chain(chain)) {
+    *why = *reason;
+    return std::nullopt;
+  }
+  const TensorDesc& x = parts.conv->input;
+  const TensorDesc& y = parts.conv->output;
+  const TensorDesc& w = conv.weights;
+  if (x.type != w.type || x.type != y.type) {
+    *why = "input, weights and output types differ";
+    return std::nullopt;
+  }
+  igemm::Problem p;
+  p.elem = elem_of(x.type);
+  p.allow_tf32 = conv.conv.allow_tf32;
+  p.n = static_cast<int>(x.lengths[0]);
+  p.c = static_cast<int>(x.lengths[1]);
+  p.h = static_cast<int>(x.lengths[2]);
+  p.w = static_cast<int>(x.lengths[3]);
+  p.k = static_cast<int>(w.lengths[0]);
+  p.r = static_cast<int>(w.lengths[2]);
+  p.s = static_cast<int>(w.lengths[3]);
+  p.p = static_cast<int>(y.lengths[2]);
+  p.q = static_cast<int>(y.lengths[3]);
+  p.pad_h = conv.conv.pads[0];
+  p.pad_w = conv.conv.pads[1];
+  p.stride_h = conv.conv.strides[0];
+  p.stride_w = conv.conv.strides[1];
+  p.dil_h = conv.conv.dilations[0];
+  p.dil_w = conv.conv.dilations[1];
+  p.groups = conv.conv.groups;
+  p.x_strides = strides4(x);
+  p.w_strides = strides4(w);
+  p.y_strides = strides4(y);
+  p.has_prologue = !parts.prologue.empty();
+  return p;
+}
+
+igemm::Config ConvImplicitGemmSolver::config_for(const FusionPlan& plan, const Target& target,
+                                                 const std::string& force_tile) {
+  std::string why;
+  auto p = problem_of(plan, &why);
+  if (!p) fail(Status::unsupported_op, why);
+  const PlanParts parts = split_at_convolution(plan);
+  igemm::Config c = igemm::choose_config(*p, multiprocessors_of(target), force_tile);
+  const std::size_t limit = max_dynamic_shared(target);
+  if (static_cast<std::size_t>(c.shared_bytes) > limit) {
+    // A device with less shared memory than the tile wants: the smallest tile always fits.
+    c = igemm::choose_config(*p, multiprocessors_of(target), c.kernel == igemm::Kernel::matrix ? "64x64" : "simt64x64");
+  }
+  c.index64 = offset_type_of(parts.conv->input, conv_of(parts).weights, parts.conv->output) != "int";
+  return c;
+}
+
+rt::KernelRequest ConvImplicitGemmSolver::request_for(const FusionPlan& plan, const igemm::Config& config) {
+  std::string why;
+  auto p = problem_of(plan, &why);
+  if (!p) fail(Status::unsupported_op, why);
+  const PlanParts parts = split_at_convolution(plan);
+  return {config.source(),
+          config.entry(),
+          {plan_header(plan, parts, config), {"hf_igemm.h", igemm::generate_header(*p, config)}},
+          {}};
+}
+
+rt::KernelRequest ConvImplicitGemmSolver::pack_request_for(const FusionPlan& plan, const igemm::Config& config,
+                                                          bool input) {
+  rt::KernelRequest r = request_for(plan, config);
+  r.source = "conv_igemm_pack.hip";
+  r.entry = input ? "hf_igemm_pack_input" : "hf_igemm_pack_weights";
+  return r;
+}
+
+Applicability ConvImplicitGemmSolver::applies(const FusionPlan& plan, const Target& target) const {
+  std::string why;
+  auto p = problem_of(plan, &why);
+  if (!p) return Applicability::no(why);
+  why = igemm::why_not(*p, target.arch);
+  if (!why.empty()) return Applicability::no(why);
+  return Applicability::yes();
+}
+
+std::vector<rt::KernelRequest> ConvImplicitGemmSolver::kernels(const FusionPlan& plan, const Target& target) const {
+  const igemm::Config config = config_for(plan, target);
+  std::vector<rt::KernelRequest> requests{request_for(plan, config)};
+  if (config.pack_weights) requests.push_back(pack_request_for(plan, config, false));
+  if (config.pack_input) requests.push_back(pack_request_for(plan, config, true));
+  return requests;
+}
+
+std::unique_ptr<Invoker> ConvImplicitGemmSolver::build(const FusionPlan& plan, const Target& target,
+                                                       std::vector<rt::CompileReport>& reports) const {
+  return build_with(plan, target, config_for(plan, target), reports);
+}
+
+std::unique_ptr<Invoker> ConvImplicitGemmSolver::build_with(const FusionPlan& plan, const Target& target,
+                                                            const igemm::Config& config,
+                                                            std::vector<rt::CompileReport>& reports) {
+  const PlanParts parts = split_at_convolution(plan);
+  auto kernel = load_kernel(request_for(plan, config), target, reports);
+  if (static_cast<std::size_t>(config.shared_bytes) > kDefaultDynamicShared) {
+    rt::set_max_dynamic_shared_memory(kernel->function(), config.shared_bytes);
+  }
+  ConvImplicitGemmInvoker::Packing packing;
+  const TensorDesc& w = conv_of(parts).weights;
+  const TensorDesc& x = parts.conv->input;
+  if (config.pack_weights) {
+    packing.weights_kernel = load_kernel(pack_request_for(plan, config, false), target, reports);
+    packing.weights =
+        std::make_unique<DeviceScratch>(target.device, static_cast<std::size_t>(w.element_count()) * size_of(w.type));
+    packing.weights_grid = static_cast<unsigned>(ceil_div(w.element_count(), 256));
+  }
+  if (config.pack_input) {
+    packing.input_kernel = load_kernel(pack_request_for(plan, config, true), target, reports);
+    packing.input =
+        std::make_unique<DeviceScratch>(target.device, static_cast<std::size_t>(x.element_count()) * size_of(x.type));
+    packing.input_grid = dim3(static_cast<unsigned>(ceil_div(x.lengths[2] * x.lengths[3], 32)),
+                              static_cast<unsigned>(ceil_div(x.lengths[1], 32)), static_cast<unsigned>(x.lengths[0]));
+  }
+  ChainBinding binding;
+  binding.bind(parts.prologue, 0);
+  binding.bind(parts.epilogue, static_cast<int>(parts.prologue.size()));
+  return std::make_unique<ConvImplicitGemmInvoker>(std::move(kernel), std::move(packing), config,
+                                                   size_of(x.type), parts.conv->index, std::move(binding));
+}
+
+}  // namespace hipfuse

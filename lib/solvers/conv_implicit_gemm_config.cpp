@@ -1,0 +1,281 @@
+#include "solvers/conv_implicit_gemm_config.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <vector>
+
+namespace hipfuse::igemm {
+
+namespace {
+
+constexpr int kDefaultMultiprocessors = 132;  // H200
+constexpr std::int64_t kMaxGroups = 65535;    // grid.y
+constexpr std::int64_t kMaxPackedInputBytes = std::int64_t{1} << 30;  // scratch for a re-laid-out x
+// Cost of a gathered A row per kk, in units of one tile multiply-add (calibrated on the H200
+// tile sweep of docs/PERF_NOTES.md, v2: 3x3 256->256 14x14 NCHW, 128x128 90.5 us vs 128x64 127.2 us).
+constexpr double kGatherCost = 643.0;
+
+struct Candidate {
+  const char* name;
+  Kernel kernel;
+  int bm, bn, warps_m, warps_n, stages, min_blocks;
+  double efficiency;  // relative throughput of the tile's inner loop (operand reuse per byte of shared memory)
+};
+
+// Matrix-unit tiles: a 64x64 warp tile reads 32 FLOP per byte of shared memory (ldmatrix),
+// enough to keep the tensor cores busy; 64x32 reads 21 (about 0.8 of the rate), 32x32 16.
+constexpr Candidate kMatrixTiles[] = {
+    {"128x128", Kernel::matrix, 128, 128, 2, 2, 4, 1, 1.0},
+    {"256x64", Kernel::matrix, 256, 64, 4, 1, 4, 1, 1.0},
+    {"128x64", Kernel::matrix, 128, 64, 2, 2, 4, 1, 0.8},
+    {"64x64", Kernel::matrix, 64, 64, 2, 2, 4, 1, 0.6},
+    {"128x32", Kernel::matrix, 128, 32, 4, 1, 4, 1, 0.6},
+    // 8 warps of 64x32, at most 128 registers: twice the warps per block (latency hiding).
+    {"128x128w8", Kernel::matrix, 128, 128, 2, 4, 4, 2, 0.8},
+};
+// SIMT tiles (8x8 outputs per thread): smaller blocks only for grids that would not fill the GPU.
+constexpr Candidate kSimtTiles[] = {
+    {"simt128x64", Kernel::simt, 128, 64, 0, 0, 2, 2, 1.0},      // H200 sweep: 202.7 us
+    {"simt128x128", Kernel::simt, 128, 128, 0, 0, 2, 2, 0.95},   // 211.4 us (fp32 1x1 64->256)
+    {"simt64x64", Kernel::simt, 64, 64, 0, 0, 2, 2, 0.7},
+};
+
+std::int64_t ceil_div(std::int64_t a, std::int64_t b) { return (a + b - 1) / b; }
+
+// Largest power of two <= cap dividing v (v == 0 divides everything).
+int pow2_divisor(std::int64_t v, int cap) {
+  int d = 1;
+  while (d < cap && v % (2 * d) == 0) d *= 2;
+  return d;
+}
+
+// The stride of a dimension, or 0 when the dimension has length 1 (its stride never matters).
+std::int64_t stride_if(std::int64_t length, std::int64_t stride) { return length == 1 ? 0 : stride; }
+
+// Whether 16-byte vectors of `vec` elements along channels are aligned in a tensor with
+// these strides (n, c, h, w) and lengths, channels split in groups of `channels`.
+bool vectors_along_c(const std::array<std::int64_t, 4>& st, const std::array<std::int64_t, 4>& len,
+                     std::int64_t channels, int vec) {
+  if (stride_if(len[1], st[1]) > 1) return false;
+  if (channels % vec != 0) return false;
+  for (int d : {0, 2, 3}) {
+    if (stride_if(len[static_cast<std::size_t>(d)], st[static_cast<std::size_t>(d)]) % vec != 0) return false;
+  }
+  return true;
+}
+
+bool uses_matrix_units(const Problem& p) { return p.elem != Elem::f32 || p.allow_tf32; }
+
+bool is_nvidia_arch(const std::string& arch) { return arch.rfind("sm_", 0) == 0; }
+
+int sm_version(const std::string& arch) {
+  if (!is_nvidia_arch(arch)) return 0;
+  int v = 0;
+  for (std::size_t i = 3; i < arch.size() && arch[i] >= '0' && arch[i] <= '9'; ++i) v = v * 10 + (arch[i] - '0');
+  return v;
+}
+
+Config make_config(const Problem& p, const Candidate& c, int sms) {
+  (void)sms;
+  Config cfg;
+  cfg.kernel = c.kernel;
+  cfg.tile = {c.bm, c.bn, c.warps_m, c.warps_n, c.stages, c.min_blocks};
+  const bool matrix = c.kernel == Kernel::matrix;
+  const int vec = matrix ? static_cast<int>(16 / p.elem_bytes()) : 4;
+  const std::int64_t cg = p.c / p.groups, ng = p.k / p.groups;
+
+  const std::array<std::int64_t, 4> xlen{p.n, p.c, p.h, p.w};
+  const std::array<std::int64_t, 4> wlen{p.k, cg, p.r, p.s};
+  const std::array<std::int64_t, 4> ylen{p.n, p.k, p.p, p.q};
+  // The matrix kernel's cp.async path cannot transform values on the way: a prologue
+  // goes through registers. The SIMT loaders always do.
+  const bool x_vec = vectors_along_c(p.x_strides, xlen, cg, vec);
+  const std::int64_t x_bytes = static_cast<std::int64_t>(p.n) * p.c * p.h * p.w * static_cast<std::int64_t>(p.elem_bytes());
+  cfg.pack_input = !x_vec && p.r * p.s > 1 && cg % vec == 0 && x_bytes <= kMaxPackedInputBytes && p.n <= 65535 &&
+                   ceil_div(p.c, 32) <= 65535;
+  const bool a_vec = (x_vec && !(matrix && p.has_prologue)) || cfg.pack_input;
+  cfg.a_loader = a_vec ? Loader::async16 : Loader::gather;
+  const bool w_vec = vectors_along_c(p.w_strides, wlen, cg, vec);
+  cfg.pack_weights = !w_vec && cg % vec == 0;
+  cfg.b_loader = w_vec || cfg.pack_weights ? Loader::async16 : Loader::gather;
+
+  // Output vectors: along channels when they are contiguous, else along pixels when those are.
+  const auto& ys = p.y_strides;
+  int vec_k = 0, vec_m = 0;
+  if (stride_if(ylen[1], ys[1]) <= 1) {
+    vec_k = std::min({pow2_divisor(ng, vec), pow2_divisor(stride_if(p.n, ys[0]), vec),
+                      pow2_divisor(stride_if(p.p, ys[2]), vec), pow2_divisor(stride_if(p.q, ys[3]), vec)});
+  }
+  if (stride_if(p.q, ys[3]) <= 1 && (p.p == 1 || ys[2] == p.q)) {
+    vec_m = std::min({pow2_divisor(static_cast<std::int64_t>(p.p) * p.q, vec), pow2_divisor(stride_if(p.n, ys[0]), vec),
+                      pow2_divisor(stride_if(p.k, ys[1]), vec)});
+  }
+  if (!matrix) {  // the SIMT epilogue stores 4 or 1
+    vec_k = vec_k == 4 ? 4 : (vec_k > 0 ? 1 : 0);
+    vec_m = vec_m == 4 ? 4 : (vec_m > 0 ? 1 : 0);
+  }
+  if (vec_k >= vec_m && vec_k > 0) {
+    cfg.out_along_k = true;
+    cfg.out_vec = vec_k;
+  } else if (vec_m > 0) {
+    cfg.out_along_k = false;
+    cfg.out_vec = vec_m;
+  } else {
+    cfg.out_along_k = true;
+    cfg.out_vec = 1;
+  }
+
+  cfg.threads = matrix ? 32 * c.warps_m * c.warps_n : (c.bm / 8) * (c.bn / 8);
+  if (matrix) {
+    const int pipe = c.stages * (c.bm + c.bn) * 64;
+    const int epi = cfg.out_along_k ? c.bm * (c.bn + 8) * 4 : c.bn * (c.bm + 4) * 4;
+    cfg.shared_bytes = std::max(pipe, epi);
+  } else {
+    cfg.shared_bytes = 0;  // static: 2 x 8 x (BM + 4 + BN + 4) floats
+  }
+  cfg.grid_x = ceil_div(p.gemm_m(), c.bm) * ceil_div(ng, c.bn);
+  cfg.grid_y = p.groups;
+  return cfg;
+}
+
+// Estimated time of a tile, in arbitrary units: the busiest multiprocessor's share of the
+// tiles (tiles are spread evenly, blocks resident together share its throughput) times the
+// tile's work over its efficiency. Padding in M, N and K counts as work.
+double estimate(const Problem& p, const Candidate& c, int sms) {
+  const std::int64_t tiles = ceil_div(p.gemm_m(), c.bm) * ceil_div(p.gemm_n(), c.bn) * p.groups;
+  const std::int64_t per_sm = ceil_div(tiles, sms);
+  const int bk = c.kernel == Kernel::matrix ? static_cast<int>(64 / p.elem_bytes()) : 8;
+  const double k = static_cast<double>(ceil_div(p.gemm_k(), bk) * bk);
+  // (The SIMT kernel's FMAs dominate its gathers: sweep, fp32 NCHW 1x1, 128x64 223 us vs 128x128 237.)
+  const bool gathered = c.kernel == Kernel::matrix && make_config(p, c, sms).a_loader == Loader::gather;
+  return static_cast<double>(per_sm) * k * (c.bm * c.bn / c.efficiency + (gathered ? kGatherCost * c.bm : 0.0));
+}
+
+}  // namespace
+
+std::array<std::int64_t, 4> nchw_strides(int n, int c, int h, int w) {
+  (void)n;
+  return {static_cast<std::int64_t>(c) * h * w, static_cast<std::int64_t>(h) * w, w, 1};
+}
+
+std::array<std::int64_t, 4> nhwc_strides(int n, int c, int h, int w) {
+  (void)n;
+  return {static_cast<std::int64_t>(h) * w * c, 1, static_cast<std::int64_t>(w) * c, c};
+}
+
+const char* Tile::name() const {
+  for (const auto& c : kMatrixTiles) {
+    if (c.bm == bm && c.bn == bn && c.warps_m == warps_m && c.warps_n == warps_n && warps_m > 0) return c.name;
+  }
+  for (const auto& c : kSimtTiles) {
+    if (c.bm == bm && c.bn == bn && warps_m == 0) return c.name;
+  }
+  return "custom";
+}
+
+std::string Config::describe() const {
+  std::string s = kernel == Kernel::matrix ? "matrix " : "simt ";
+  s += std::to_string(tile.bm) + "x" + std::to_string(tile.bn);
+  if (kernel == Kernel::matrix) {
+    s += " w" + std::to_string(tile.warps_m) + "x" + std::to_string(tile.warps_n) + " s" + std::to_string(tile.stages);
+  }
+  const char* la = a_loader == Loader::async16 ? "vec" : "gather";
+  const char* lb = b_loader == Loader::async16 ? "vec" : "gather";
+  s += std::string(" A:") + la + (pack_input ? "(packed)" : "") + " B:" + lb + (pack_weights ? "(packed)" : "") +
+       " out:" + (out_along_k ? "k" : "m") + std::to_string(out_vec);
+  if (index64) s += " i64";
+  return s;
+}
+
+std::string why_not(const Problem& p, const std::string& arch) {
+  if (p.groups < 1 || p.c % p.groups != 0 || p.k % p.groups != 0) return "channels do not divide into the groups";
+  if (p.groups > 1 && (p.c / p.groups < 8 || p.k / p.groups < 8)) {
+    return "grouped convolution with " + std::to_string(p.c / p.groups) + " input / " +
+           std::to_string(p.k / p.groups) +
+           " output channels per group is too narrow for a GEMM tile (the direct kernel suits it better)";
+  }
+  if (p.groups > kMaxGroups) return std::to_string(p.groups) + " groups exceed the grid's " + std::to_string(kMaxGroups);
+  if (uses_matrix_units(p)) {
+    if (!is_nvidia_arch(arch)) {
+      return "the matrix-unit implicit GEMM runs on NVIDIA sm_80 or newer; on " + arch +
+             " it would be emulated, slower than the direct kernel";
+    }
+    if (sm_version(arch) < 80) return "the matrix-unit implicit GEMM needs sm_80 or newer, the target is " + arch;
+  }
+  if (p.gemm_k() > std::numeric_limits<int>::max() / 2 || p.gemm_n() > std::numeric_limits<int>::max() / 2) {
+    return "GEMM K or N too large for 32-bit tile indices";
+  }
+  const std::int64_t pixels = static_cast<std::int64_t>(p.h) * p.w;
+  if (pixels > std::numeric_limits<int>::max() / 2 || static_cast<std::int64_t>(p.p) * p.q > std::numeric_limits<int>::max() / 2) {
+    return "spatial size too large for 32-bit pixel indices";
+  }
+  return {};
+}
+
+Config choose_config(const Problem& p, int sms, const std::string& force_tile) {
+  if (sms <= 0) sms = kDefaultMultiprocessors;
+  const bool matrix = uses_matrix_units(p);
+  std::vector<const Candidate*> pool;
+  if (matrix) {
+    for (const auto& c : kMatrixTiles) pool.push_back(&c);
+  } else {
+    for (const auto& c : kSimtTiles) pool.push_back(&c);
+  }
+  const Candidate* best = nullptr;
+  // Memory-bound (GEMM K of at most 128: a block's loads, few k-tiles and stores run back to
+  // back): the tile with the most resident blocks wins (H200 sweep, fp16 1x1 64->256 56x56:
+  // 128x64 67.4 us, 64x64 72.2, 128x128 77.7 NHWC; 76.0 vs 81.6 NCHW).
+  if (force_tile.empty() && matrix && p.gemm_k() <= 128 && p.gemm_n() >= 64) {
+    for (const Candidate* c : pool) {
+      if (std::string(c->name) == "128x64") best = c;
+    }
+  }
+  if (!force_tile.empty()) {
+    for (const Candidate* c : pool) {
+      if (force_tile == c->name) best = c;
+    }
+  }
+  if (best == nullptr) {
+    double best_cost = 0;
+    for (const Candidate* c : pool) {
+      // Big tiles (128 accumulators per thread in 128x128 / 256x64, 128 registers in total
+      // for 128x128w8) with a heavy register-staged A loader on top (a prologue evaluated
+      // there, or a per-element decode for C/G not a multiple of the vector) run out of
+      // registers: ptxas reports 52-200 bytes of spills for those (docs/PERF_NOTES.md).
+      const int vec = c->kernel == Kernel::matrix ? static_cast<int>(16 / p.elem_bytes()) : 4;
+      const bool heavy_gather = make_config(p, *c, sms).a_loader != Loader::async16 &&
+                                (p.has_prologue || (p.c / p.groups) % vec != 0);
+      if (c->kernel == Kernel::matrix && heavy_gather && c->bm * c->bn >= 128 * 128) continue;
+      // Both at once (a prologue on per-element decodes): only the 4096-output tiles stay
+      // spill-free (128x64 spills 44 bytes at 255 registers, 64x64 takes 168).
+      if (c->kernel == Kernel::matrix && p.has_prologue && (p.c / p.groups) % vec != 0 && c->bm * c->bn > 64 * 64) {
+        continue;
+      }
+      const double cost = estimate(p, *c, sms);
+      if (best == nullptr || cost < best_cost * 0.999) {
+        best = c;
+        best_cost = cost;
+      }
+    }
+  }
+  return make_config(p, *best, sms);
+}
+
+std::string generate_header(const Problem& p, const Config& c) {
+  auto b = [](bool v) { return v ? std::string("true") : std::string("false"); };
+  std::string s = "// hf_igemm.h: generated by hipfuse (lib/solvers/conv_implicit_gemm_config.cpp): " + c.describe() +
+                  "\n#pragma once\nnamespace hfi {\n";
+  s += "constexpr int BM = " + std::to_string(c.tile.bm) + ", BN = " + std::to_string(c.tile.bn) + ";\n";
+  s += "constexpr int WarpsM = " + std::to_string(c.tile.warps_m) + ", WarpsN = " + std::to_string(c.tile.warps_n) +
+       ", Stages = " + std::to_string(c.tile.stages) + ", MinBlocks = " + std::to_string(c.tile.min_blocks) + ";\n";
+  s += "constexpr int AMode = " + std::to_string(static_cast<int>(c.a_loader)) +
+       ", BMode = " + std::to_string(static_cast<int>(c.b_loader)) + ";  // 0: 16-byte vectors, 1: gathered\n";
+  s += "constexpr bool OutAlongK = " + b(c.out_along_k) + ";\n";
+  s += "constexpr int OutVec = " + std::to_string(c.out_vec) + ";\n";
+  s += "constexpr bool Tf32 = " + b(p.elem == Elem::f32 && c.kernel == Kernel::matrix) + ";\n";
+  s += "}  // namespace hfi\n";
+  return s;
+}
+
+}  // namespace hipfuse::igemm

@@ -1,0 +1,89 @@
+// The implicit-GEMM convolution's problem description, tile heuristic and the generated
+// header (hf_igemm.h) its kernels are specialised with. Plain C++ (no HIP, no plan types),
+// so that tests and benchmarks can drive the heuristic and the code generation directly;
+// conv_implicit_gemm.cpp maps a FusionPlan onto it.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <string>
+
+namespace hipfuse::igemm {
+
+enum class Elem { f16, bf16, f32 };
+
+// One 2-D forward convolution (NCHW logical order; element strides carry the layout).
+struct Problem {
+  Elem elem = Elem::f16;
+  bool allow_tf32 = false;  // fp32 on the matrix units (tf32) instead of the fp32 SIMT kernel
+  int n = 1, c = 1, h = 1, w = 1;   // input
+  int k = 1, r = 1, s = 1;          // filters
+  int p = 1, q = 1;                 // output spatial size
+  int pad_h = 0, pad_w = 0, stride_h = 1, stride_w = 1, dil_h = 1, dil_w = 1;
+  int groups = 1;
+  std::array<std::int64_t, 4> x_strides{};  // n, c, h, w
+  std::array<std::int64_t, 4> w_strides{};  // k, c/g, r, s
+  std::array<std::int64_t, 4> y_strides{};  // n, k, p, q
+  bool has_prologue = false;  // pointwise ops applied to x before the conv (forces gathered A)
+
+  std::size_t elem_bytes() const { return elem == Elem::f32 ? 4 : 2; }
+  std::int64_t gemm_m() const { return static_cast<std::int64_t>(n) * p * q; }
+  std::int64_t gemm_n() const { return k / groups; }
+  std::int64_t gemm_k() const { return static_cast<std::int64_t>(c / groups) * r * s; }
+  double flops() const { return 2.0 * static_cast<double>(gemm_m()) * k * static_cast<double>(gemm_k()); }
+};
+
+// Packed strides for the two layouts (helpers for tests and benchmarks).
+std::array<std::int64_t, 4> nchw_strides(int n, int c, int h, int w);
+std::array<std::int64_t, 4> nhwc_strides(int n, int c, int h, int w);
+
+enum class Kernel { matrix, simt };
+enum class Loader { async16 = 0, gather = 1 };
+
+struct Tile {
+  int bm = 128, bn = 128;
+  int warps_m = 2, warps_n = 2;  // matrix kernel: groups of 32 threads; simt: unused
+  int stages = 4;                // matrix kernel: shared-memory ring depth; simt: 2
+  int min_blocks = 1;            // __launch_bounds__ minimum resident blocks (register cap)
+  const char* name() const;
+};
+
+struct Config {
+  Kernel kernel = Kernel::matrix;
+  Tile tile;
+  Loader a_loader = Loader::gather, b_loader = Loader::gather;
+  // The weights are first re-laid out as K x R x S x C/G by a small kernel into invoker
+  // scratch (their own layout is not (r, s, c)-contiguous, e.g. NCHW filters > 1x1), so
+  // that B loads as vectors.
+  bool pack_weights = false;
+  // x is first re-laid out as packed NHWC (the plan's prologue applied on the way) by a
+  // transposing kernel into invoker scratch: for NCHW-like inputs with filters larger than
+  // 1x1, where gathering A would load every x value R*S times element by element.
+  bool pack_input = false;
+  bool out_along_k = true;  // y stored in vectors along channels (else along pixels)
+  int out_vec = 1;          // elements per output store
+  bool index64 = false;     // some tensor spans >= 2^31 elements
+  int threads = 0;
+  int shared_bytes = 0;     // dynamic shared memory per block
+  std::int64_t grid_x = 0;  // (m tiles) * (n tiles)
+  int grid_y = 0;           // groups
+  std::string source() const { return kernel == Kernel::matrix ? "conv_igemm.hip" : "conv_igemm_simt.hip"; }
+  std::string entry() const { return kernel == Kernel::matrix ? "hf_conv_igemm" : "hf_conv_igemm_simt"; }
+  std::string describe() const;  // "matrix 128x128 w2x2 s4 A:async16 B:async16 out:k8"
+};
+
+// Empty when the implicit GEMM can run the problem, else the reason (for the solver's
+// Applicability). `arch` is the target ("sm_90", "gfx90a", ...).
+std::string why_not(const Problem& problem, const std::string& arch);
+
+// The kernel and tile for a problem: a fixed shape heuristic (no autotuning). `sms` is the
+// multiprocessor count (0: assume 132). `force_tile` (tests, benchmarks) picks a named
+// matrix tile: "128x128", "128x128w8", "256x64", "128x64", "64x64", "128x32", or a SIMT one: "simt128x128",
+// "simt128x64", "simt64x64".
+Config choose_config(const Problem& problem, int sms, const std::string& force_tile = {});
+
+// The generated header hf_igemm.h (namespace hfi): dtype, geometry, strides, tile, loaders,
+// output vectors, index type.
+std::string generate_header(const Problem& problem, const Config& config);
+
+}  // namespace hipfuse::igemm

@@ -1,0 +1,381 @@
+// Family 2 on the GPU: the implicit-GEMM convolution (matrix units for fp16 / bf16 / tf32,
+// SIMT for fp32) against the CPU reference, on ResNet-50-like shapes and odd ones, every
+// tile of the heuristic, with outputs poisoned before each run and guard bytes after them;
+// then the timing of the four reference layers (events, median of 20 after warm-up).
+#include "gpu/test_fused_support.h"
+#include "hipfuse/reference/random.h"
+#include "solvers/conv_implicit_gemm.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <future>
+
+using namespace hipfuse;
+using namespace hipfuse::test;
+
+namespace {
+
+struct Shape {
+  int n, c, h, w, k, r, s, pad, stride, dil = 1, groups = 1;
+};
+
+enum class Epi { none, bias_relu, bn_act_residual, prologue };
+
+const char* name_of(Epi e) {
+  switch (e) {
+    case Epi::none: return "conv";
+    case Epi::bias_relu: return "conv+bias+relu";
+    case Epi::bn_act_residual: return "conv+bn(per-act)+leakyrelu+residual";
+    case Epi::prologue: return "bn+elu|conv+bias";
+  }
+  return "?";
+}
+
+// One plan on the device with its data, operator arguments and reference ops.
+class IgemmRun {
+ public:
+  IgemmRun(DataType type, Lay lay, const Shape& sh, Epi epi, bool tf32, std::uint64_t seed) : seed_(seed) {
+    PlanBuilder b(type, {sh.n, sh.c, sh.h, sh.w}, lay);
+    if (epi == Epi::prologue) b.bn_infer(BatchNormMode::spatial).act(ActivationMode::elu);
+    plan_ = b.take();
+    ConvForwardOp conv;
+    conv.conv.pads = {sh.pad, sh.pad};
+    conv.conv.strides = {sh.stride, sh.stride};
+    conv.conv.dilations = {sh.dil, sh.dil};
+    conv.conv.groups = sh.groups;
+    conv.conv.allow_tf32 = tf32;
+    conv.weights = packed(type, {sh.k, sh.c / sh.groups, sh.r, sh.s}, lay);
+    plan_->add(conv);
+    const TensorDesc out = plan_->output();
+    const auto bias = [&] { plan_->add(BiasForwardOp{packed(type, per_channel(sh.k, 4), Lay::nchw)}); };
+    switch (epi) {
+      case Epi::none: break;
+      case Epi::bias_relu:
+        bias();
+        plan_->add(ActivationForwardOp{ActivationMode::relu});
+        break;
+      case Epi::bn_act_residual:
+        plan_->add(BatchNormInferenceOp{BatchNormMode::per_activation,
+                                        packed(DataType::float32, {1, sh.k, out.lengths[2], out.lengths[3]}, Lay::nchw)});
+        plan_->add(ActivationForwardOp{ActivationMode::leakyrelu});
+        plan_->add(ResidualAddOp{out});
+        break;
+      case Epi::prologue: bias(); break;
+    }
+    prologue_ = epi == Epi::prologue;
+
+    const TensorDesc& in = plan_->input();
+    x_ = tensor(in, random_tensor(in.lengths, 0.0, 1.0, next_seed(), in.type));
+    y_ = tensor(plan_->output(), ref::make_tensor(plan_->output().lengths));
+    args_.slots.resize(static_cast<std::size_t>(plan_->op_count()));
+    for (const auto& op : plan_->ops()) std::visit([&](const auto& o) { add(*op, o); }, op->op);
+  }
+
+  const FusionPlan& plan() const { return *plan_; }
+  igemm::Config config(const std::string& tile = {}) const {
+    return ConvImplicitGemmSolver::config_for(*plan_, device_target(), tile);
+  }
+  std::unique_ptr<Invoker> build(const igemm::Config& config) const {
+    std::vector<rt::CompileReport> reports;
+    return ConvImplicitGemmSolver::build_with(*plan_, device_target(), config, reports);
+  }
+  hipError_t launch(const Invoker& invoker, const void* x = nullptr) const {
+    return invoker.launch(nullptr, x != nullptr ? x : x_->data(), y_->data(), args_);
+  }
+  void poison() { y_->poison(); }
+  DeviceTensor& x() { return *x_; }
+  std::int64_t reduction() const { return reduction_; }
+
+  // Tolerance: the reference library's bound for data exact in the storage type with fp32
+  // accumulation and one rounding, adjusted for this kernel's rounding points:
+  //   tf32: operands rounded to 10 mantissa bits (2^-11 relative each) -> 2^-10;
+  //   prologue in fp16 / bf16: the prologue's output is rounded to the storage type before
+  //   the matrix units (a second rounding of the same size as the output's) -> x2.
+  ref::Tolerance tolerance(bool tf32) const {
+    const DataType t = plan_->output().type;
+    ref::Tolerance tol = ref::default_tolerance(ref_type(t), reduction_);
+    if (tf32) tol.nrms = std::ldexp(1.0, -10) + tol.nrms;
+    if (prologue_ && t != DataType::float32) tol.nrms *= 2.0;
+    return tol;
+  }
+
+  // Every output against the full reference (small problems), or `samples` of them.
+  void check(bool tf32, std::int64_t samples = 0) {
+    CAPTURE(plan_->key());
+    CHECK(y_->buffer.guard_intact());
+    const std::vector<unsigned char> bytes = y_->buffer.read();
+    const std::int64_t poisoned = ref::count_poison(ref_type(y_->desc.type), bytes.data(), y_->desc.span());
+    CHECK_MESSAGE(poisoned == 0, poisoned << " outputs never written");
+    const ref::Tensor got = ref::from_storage(bytes.data(), ref_type(y_->desc.type), y_->desc.lengths, y_->desc.strides);
+    std::vector<double> g, e;
+    if (samples == 0) {
+      ref::Tensor expected = ref::run_chain(x_->host, ref_ops_);
+      ref::round_all(expected, ref_type(y_->desc.type));
+      g = got.data;
+      e = expected.data;
+    } else {
+      const auto idx = ref::sample_indices(samples, got.numel(), seed_ + 7);
+      e = ref::run_chain_sampled(x_->host, ref_ops_, idx);
+      for (std::size_t i = 0; i < idx.size(); ++i) {
+        g.push_back(got.data[static_cast<std::size_t>(idx[i])]);
+        e[i] = ref::round_to(ref_type(y_->desc.type), e[i]);
+      }
+    }
+    const ref::Verdict v = ref::compare(g.data(), e.data(), static_cast<std::int64_t>(g.size()), tolerance(tf32));
+    CHECK_MESSAGE(v.kind == ref::Verdict::passed, v.message);
+  }
+
+ private:
+  std::uint64_t next_seed() { return seed_ * 1000003u + counter_++; }
+  DeviceTensor* tensor(const TensorDesc& desc, ref::Tensor host) {
+    owned_.push_back(std::make_unique<DeviceTensor>(desc, std::move(host)));
+    return owned_.back().get();
+  }
+  void set(const FusionOp& op, OpArgs a) { args_.slots[static_cast<std::size_t>(op.index)] = a; }
+
+  void add(const FusionOp& op, const ConvForwardOp& c) {
+    const std::int64_t fan_in = c.weights.lengths[1] * c.weights.lengths[2] * c.weights.lengths[3];
+    DeviceTensor* w = tensor(c.weights, random_tensor(c.weights.lengths, 0.0, 1.0 / std::sqrt(double(fan_in)),
+                                                      next_seed(), c.weights.type));
+    set(op, ConvForwardArgs{w->data(), 1.0});
+    ref::ConvGeometry g;
+    for (std::size_t d = 0; d < 2; ++d) {
+      g.pad.push_back(c.conv.pads[d]);
+      g.stride.push_back(c.conv.strides[d]);
+      g.dilation.push_back(c.conv.dilations[d]);
+    }
+    g.groups = c.conv.groups;
+    ref_ops_.push_back(ref::ConvOp{w->host, g, 1.0});
+    reduction_ = fan_in;
+  }
+  void add(const FusionOp& op, const BiasForwardOp& b) {
+    DeviceTensor* bias = tensor(b.bias, random_tensor(b.bias.lengths, 0.0, 0.5, next_seed(), b.bias.type));
+    set(op, BiasForwardArgs{bias->data()});
+    ref_ops_.push_back(ref::BiasOp{bias->host});
+  }
+  void add(const FusionOp& op, const ActivationForwardOp& a) {
+    const ActivationParams p = params_for(a.mode);
+    set(op, ActivationForwardArgs{p.alpha, p.beta, p.gamma});
+    ref_ops_.push_back(ref::ActivationForwardOp{static_cast<ref::ActivationMode>(a.mode), p.alpha, p.beta, p.gamma});
+  }
+  void add(const FusionOp& op, const ResidualAddOp& r) {
+    DeviceTensor* z = tensor(r.z, random_tensor(r.z.lengths, 0.0, 1.0, next_seed(), r.z.type));
+    set(op, ResidualAddArgs{z->data(), 0.75});
+    ref_ops_.push_back(ref::ResidualAddOp{z->host, 0.75});
+  }
+  void add(const FusionOp& op, const BatchNormInferenceOp& n) {
+    const auto& l = n.params.lengths;
+    auto param = [&](ref::Tensor h) {
+      return tensor(TensorDesc::packed(DataType::float32, l, Layout::nchw), std::move(h));
+    };
+    DeviceTensor* scale = param(random_tensor(l, 1.0, 0.25, next_seed(), DataType::float32));
+    DeviceTensor* bias = param(random_tensor(l, 0.0, 0.5, next_seed(), DataType::float32));
+    DeviceTensor* mean = param(random_tensor(l, 0.0, 0.5, next_seed(), DataType::float32));
+    DeviceTensor* var = param(uniform_tensor(l, 0.25, 2.0, next_seed(), DataType::float32));
+    set(op, BatchNormInferenceArgs{scale->data(), bias->data(), mean->data(), var->data(), 1e-5});
+    ref_ops_.push_back(ref::BnInferenceOp{static_cast<ref::BnMode>(n.mode), scale->host, bias->host, mean->host,
+                                          var->host, 1e-5});
+  }
+  template <class Other>
+  void add(const FusionOp&, const Other&) {
+    FAIL("op kind not used by these tests");
+  }
+
+  std::unique_ptr<FusionPlan> plan_;
+  std::uint64_t seed_, counter_ = 0;
+  bool prologue_ = false;
+  std::vector<std::unique_ptr<DeviceTensor>> owned_;
+  DeviceTensor* x_ = nullptr;
+  DeviceTensor* y_ = nullptr;
+  OperatorArgs args_;
+  std::vector<ref::Op> ref_ops_;
+  std::int64_t reduction_ = 1;
+};
+
+const char* type_name(DataType t, bool tf32) { return tf32 ? "tf32" : hipfuse::name_of(t); }
+
+void run_checked(DataType type, Lay lay, const Shape& sh, Epi epi, bool tf32, std::uint64_t seed,
+                 const std::string& tile = {}) {
+  IgemmRun run(type, lay, sh, epi, tf32, seed);
+  const igemm::Config config = run.config(tile);
+  const std::string what = std::string(type_name(type, tf32)) + " " + name_of(lay) + " " + name_of(epi) + " " +
+                           config.describe();
+  CAPTURE(what);
+  auto invoker = run.build(config);
+  run.poison();
+  HF_REQUIRE_HIP(run.launch(*invoker));
+  HF_REQUIRE_HIP(hipDeviceSynchronize());
+  run.check(tf32);
+}
+
+struct Variant {
+  DataType type;
+  bool tf32;
+};
+constexpr Variant kVariants[] = {
+    {DataType::half, false}, {DataType::bfloat16, false}, {DataType::float32, false}, {DataType::float32, true}};
+
+}  // namespace
+
+TEST_CASE("igemm: ResNet-50-like layers in fp16/bf16/fp32/tf32 x NCHW/NHWC") {
+  const Shape shapes[] = {
+      {2, 64, 14, 14, 256, 1, 1, 0, 1},   // 1x1 expand
+      {2, 64, 14, 14, 64, 3, 3, 1, 1},    // 3x3
+      {2, 128, 15, 15, 128, 3, 3, 1, 2},  // 3x3 stride 2 (odd input)
+      {2, 256, 14, 14, 512, 1, 1, 0, 2},  // 1x1 stride 2 downsample
+      {2, 3, 30, 30, 64, 7, 7, 3, 2},     // the 7x7/2 stem, C = 3: per-element gather
+  };
+  std::uint64_t seed = 1;
+  for (const Variant& v : kVariants) {
+    for (Lay lay : kAllLayouts) {
+      for (const Shape& sh : shapes) {
+        const Epi epi = seed % 2 ? Epi::bias_relu : Epi::bn_act_residual;
+        run_checked(v.type, lay, sh, epi, v.tf32, seed++);
+      }
+    }
+  }
+}
+
+TEST_CASE("igemm: odd channels, dilation, groups and a prologue") {
+  const Shape shapes[] = {
+      {3, 17, 9, 11, 33, 3, 3, 1, 1},     // odd C and K, M not a tile multiple
+      {2, 33, 12, 10, 17, 5, 3, 2, 2, 2},  // 5x3, stride 2, dilation 2
+      {2, 3, 8, 8, 3, 3, 3, 0, 1},        // tiny
+      {2, 64, 10, 10, 64, 3, 3, 1, 1, 1, 4},  // 4 groups of 16
+  };
+  std::uint64_t seed = 100;
+  for (const Variant& v : kVariants) {
+    for (Lay lay : kAllLayouts) {
+      for (const Shape& sh : shapes) run_checked(v.type, lay, sh, Epi::bn_act_residual, v.tf32, seed++);
+      run_checked(v.type, lay, {2, 32, 12, 12, 48, 3, 3, 1, 1}, Epi::prologue, v.tf32, seed++);
+    }
+  }
+}
+
+TEST_CASE("igemm: every tile, on edges (M, N and K not multiples of the tile)") {
+  const Shape sh{3, 40, 13, 11, 72, 3, 3, 1, 1};  // M = 429, N = 72, K = 360
+  const std::pair<Variant, std::vector<const char*>> sets[] = {
+      {{DataType::half, false}, {"128x128", "128x128w8", "256x64", "128x64", "64x64", "128x32"}},
+      {{DataType::bfloat16, false}, {"128x128", "128x128w8", "256x64", "128x64", "64x64", "128x32"}},
+      {{DataType::float32, true}, {"128x128", "128x128w8", "256x64", "128x64", "64x64", "128x32"}},
+      {{DataType::float32, false}, {"simt128x128", "simt128x64", "simt64x64"}},
+  };
+  std::uint64_t seed = 300;
+  for (const auto& [v, tiles] : sets) {
+    for (Lay lay : kAllLayouts) {
+      for (const char* tile : tiles) run_checked(v.type, lay, sh, Epi::bias_relu, v.tf32, seed++, tile);
+    }
+  }
+}
+
+namespace {
+
+struct Layer {
+  const char* name;
+  DataType type;
+  Shape shape;
+  double cudnn_us;  // best cuDNN conv+bias+ReLU measured on this H200 by others (median of 30)
+};
+const Layer kLayers[] = {
+    {"1x1 64->256 56x56", DataType::half, {64, 64, 56, 56, 256, 1, 1, 0, 1}, 283},
+    {"3x3 64->64 56x56", DataType::half, {64, 64, 56, 56, 64, 3, 3, 1, 1}, 121},
+    {"3x3 256->256 14x14", DataType::half, {64, 256, 14, 14, 256, 3, 3, 1, 1}, 73},
+    {"1x1 64->256 56x56", DataType::float32, {64, 64, 56, 56, 256, 1, 1, 0, 1}, 308},
+};
+
+// Median and minimum of 20 timed launches (events) after 5 untimed ones; the input rotates
+// over three copies so that a 26 MB fp16 input is not served from the 50 MB L2.
+std::pair<double, double> time_invoker(IgemmRun& run, const Invoker& invoker) {
+  const std::size_t xbytes = run.x().buffer.bytes();
+  void* copies[2] = {nullptr, nullptr};
+  for (auto& c : copies) {
+    HF_REQUIRE_HIP(hipMalloc(&c, xbytes));
+    HF_REQUIRE_HIP(hipMemcpy(c, run.x().data(), xbytes, hipMemcpyDeviceToDevice));
+  }
+  const void* inputs[3] = {run.x().data(), copies[0], copies[1]};
+  for (int i = 0; i < 5; ++i) HF_REQUIRE_HIP(run.launch(invoker, inputs[i % 3]));
+  hipEvent_t start, stop;
+  HF_REQUIRE_HIP(hipEventCreate(&start));
+  HF_REQUIRE_HIP(hipEventCreate(&stop));
+  std::vector<float> times;
+  for (int i = 0; i < 20; ++i) {
+    HF_REQUIRE_HIP(hipEventRecord(start, nullptr));
+    HF_REQUIRE_HIP(run.launch(invoker, inputs[i % 3]));
+    HF_REQUIRE_HIP(hipEventRecord(stop, nullptr));
+    HF_REQUIRE_HIP(hipEventSynchronize(stop));
+    float ms = 0;
+    HF_REQUIRE_HIP(hipEventElapsedTime(&ms, start, stop));
+    times.push_back(ms * 1000.0f);
+  }
+  HF_REQUIRE_HIP(hipEventDestroy(start));
+  HF_REQUIRE_HIP(hipEventDestroy(stop));
+  for (auto& c : copies) HF_REQUIRE_HIP(hipFree(c));
+  std::sort(times.begin(), times.end());
+  return {0.5 * (times[9] + times[10]), times[0]};
+}
+
+void print_header() {
+  std::printf("\n%-20s %-5s %-5s %-52s %9s %9s %8s %8s %7s\n", "layer", "type", "lay", "config", "median_us", "min_us",
+              "TFLOP/s", "GB/s", "cuDNN/x");
+}
+
+void print_row(const Layer& l, Lay lay, const igemm::Config& config, std::pair<double, double> t) {
+  const Shape& s = l.shape;
+  const double p = (s.h + 2 * s.pad - s.r) / s.stride + 1, q = (s.w + 2 * s.pad - s.s) / s.stride + 1;
+  const double flops = 2.0 * s.n * p * q * s.k * s.c * s.r * s.s;
+  const double bytes = (double(s.n) * s.c * s.h * s.w + double(s.n) * s.k * p * q + double(s.k) * s.c * s.r * s.s) *
+                       static_cast<double>(size_of(l.type));
+  std::printf("%-20s %-5s %-5s %-52s %9.1f %9.1f %8.1f %8.0f %7.2f\n", l.name, hipfuse::name_of(l.type), name_of(lay),
+              config.describe().c_str(), t.first, t.second, flops / t.first * 1e-6, bytes / t.first * 1e-3,
+              l.cudnn_us / t.first);
+  std::fflush(stdout);
+}
+
+}  // namespace
+
+TEST_CASE("igemm: timing of the reference layers (batch 64, conv+bias+relu)") {
+  print_header();
+  for (const Layer& l : kLayers) {
+    for (Lay lay : {Lay::nhwc, Lay::nchw}) {
+      IgemmRun run(l.type, lay, l.shape, Epi::bias_relu, false, 500);
+      const igemm::Config config = run.config();
+      CAPTURE(config.describe());
+      auto invoker = run.build(config);
+      run.poison();
+      HF_REQUIRE_HIP(run.launch(*invoker));
+      HF_REQUIRE_HIP(hipDeviceSynchronize());
+      run.check(false, 20000);
+      print_row(l, lay, config, time_invoker(run, *invoker));
+    }
+  }
+}
+
+// Not part of the regular suite ("*" skips it): times every tile on the reference layers,
+// the data behind the heuristic (docs/PERF_NOTES.md). Run with -tc="igemm: tile sweep*".
+TEST_CASE("igemm: tile sweep on the reference layers" * doctest::skip()) {
+  print_header();
+  const std::vector<std::string> matrix = {"128x128", "128x128w8", "256x64", "128x64", "64x64"};
+  const std::vector<std::string> simt = {"simt128x128", "simt128x64", "simt64x64"};
+  for (const Layer& l : kLayers) {
+    for (Lay lay : {Lay::nhwc, Lay::nchw}) {
+      IgemmRun run(l.type, lay, l.shape, Epi::bias_relu, false, 600);
+      const auto& tiles = l.type == DataType::float32 ? simt : matrix;
+      // Compile every tile at once (hipRTC runs on the host's cores).
+      std::vector<std::future<std::unique_ptr<Invoker>>> builds;
+      std::vector<igemm::Config> configs;
+      for (const auto& tile : tiles) {
+        configs.push_back(run.config(tile));
+        builds.push_back(std::async(std::launch::async, [&run, c = configs.back()] { return run.build(c); }));
+      }
+      for (std::size_t i = 0; i < tiles.size(); ++i) {
+        CAPTURE(configs[i].describe());
+        std::unique_ptr<Invoker> invoker = builds[i].get();
+        run.poison();
+        HF_REQUIRE_HIP(run.launch(*invoker));
+        HF_REQUIRE_HIP(hipDeviceSynchronize());
+        run.check(false, 2000);
+        print_row(l, lay, configs[i], time_invoker(run, *invoker));
+      }
+    }
+  }
+}

@@ -1,0 +1,270 @@
+// The implicit-GEMM convolution without a GPU: applicability (with reasons), the tile
+// heuristic on the reference layers, and hipRTC compilation for sm_90 of every tile
+// configuration x data type x layout with a few chains.
+#include <doctest/doctest.h>
+
+#include "plan/fusion_plan.h"
+#include "runtime/disk_cache.h"
+#include "runtime/kernel_compiler.h"
+#include "solvers/conv_implicit_gemm.h"
+
+#include <filesystem>
+#include <memory>
+#include <string>
+#include <vector>
+
+using namespace hipfuse;
+
+namespace {
+
+struct ConvCase {
+  DataType type = DataType::half;
+  Layout layout = Layout::nhwc;
+  int n = 2, c = 64, h = 14, w = 14, k = 64, r = 3, s = 3;
+  int pad = 1, stride = 1, dil = 1, groups = 1;
+  bool tf32 = false;
+};
+
+enum class Chain { none, bias_relu, bn_elu_residual, prologue_bn_relu };
+
+std::unique_ptr<FusionPlan> make_plan(const ConvCase& cc, Chain chain = Chain::bias_relu) {
+  auto plan = std::make_unique<FusionPlan>(FusionDirection::vertical,
+                                           TensorDesc::packed(cc.type, {cc.n, cc.c, cc.h, cc.w}, cc.layout));
+  if (chain == Chain::prologue_bn_relu) {
+    plan->add(BatchNormInferenceOp{BatchNormMode::spatial,
+                                   TensorDesc::packed(DataType::float32, {1, cc.c, 1, 1}, Layout::nchw)});
+    plan->add(ActivationForwardOp{ActivationMode::relu});
+  }
+  ConvDesc conv;
+  conv.pads = {cc.pad, cc.pad};
+  conv.strides = {cc.stride, cc.stride};
+  conv.dilations = {cc.dil, cc.dil};
+  conv.groups = cc.groups;
+  conv.allow_tf32 = cc.tf32;
+  plan->add(ConvForwardOp{conv, TensorDesc::packed(cc.type, {cc.k, cc.c / cc.groups, cc.r, cc.s}, cc.layout)});
+  const TensorDesc y = plan->output();
+  switch (chain) {
+    case Chain::none:
+    case Chain::prologue_bn_relu:
+      break;
+    case Chain::bias_relu:
+      plan->add(BiasForwardOp{TensorDesc::packed(cc.type, {1, cc.k, 1, 1}, Layout::nchw)});
+      plan->add(ActivationForwardOp{ActivationMode::relu});
+      break;
+    case Chain::bn_elu_residual:
+      plan->add(BatchNormInferenceOp{BatchNormMode::per_activation,
+                                     TensorDesc::packed(DataType::float32, {1, cc.k, y.lengths[2], y.lengths[3]},
+                                                        Layout::nchw)});
+      plan->add(ActivationForwardOp{ActivationMode::elu});
+      plan->add(ResidualAddOp{y});
+      break;
+  }
+  return plan;
+}
+
+Target sm90() {
+  Target t;
+  t.arch = "sm_90";
+  t.warp_size = 32;
+  t.multiprocessors = 132;
+  return t;
+}
+
+const ConvImplicitGemmSolver solver;
+
+}  // namespace
+
+TEST_CASE("igemm: applies to 2-D fp16/bf16/fp32 convolutions with pointwise chains, with reasons otherwise") {
+  for (DataType t : {DataType::half, DataType::bfloat16, DataType::float32}) {
+    for (Layout l : {Layout::nchw, Layout::nhwc}) {
+      ConvCase cc;
+      cc.type = t;
+      cc.layout = l;
+      CHECK(solver.applies(*make_plan(cc), sm90()).applies);
+      CHECK(solver.applies(*make_plan(cc, Chain::prologue_bn_relu), sm90()).applies);
+      CHECK(solver.applies(*make_plan(cc, Chain::bn_elu_residual), sm90()).applies);
+    }
+  }
+  ConvCase odd;  // odd channel counts take the gathered loaders
+  odd.c = 3;
+  odd.k = 17;
+  odd.r = odd.s = 7;
+  odd.stride = 2;
+  odd.pad = 3;
+  CHECK(solver.applies(*make_plan(odd), sm90()).applies);
+
+  SUBCASE("grouped convolutions apply when each group is a GEMM of some width") {
+    ConvCase g;
+    g.groups = 4;
+    CHECK(solver.applies(*make_plan(g), sm90()).applies);
+    g.groups = 64;  // depthwise
+    auto a = solver.applies(*make_plan(g), sm90());
+    CHECK_FALSE(a.applies);
+    CHECK(a.reason.find("per group") != std::string::npos);
+  }
+  SUBCASE("3-D convolutions are left to the direct kernel") {
+    auto plan = std::make_unique<FusionPlan>(FusionDirection::vertical,
+                                             TensorDesc::packed(DataType::half, {1, 8, 4, 4, 4}, Layout::ncdhw));
+    ConvDesc conv;
+    conv.pads = {0, 0, 0};
+    conv.strides = {1, 1, 1};
+    conv.dilations = {1, 1, 1};
+    plan->add(ConvForwardOp{conv, TensorDesc::packed(DataType::half, {8, 8, 1, 1, 1}, Layout::ncdhw)});
+    auto a = solver.applies(*plan, sm90());
+    CHECK_FALSE(a.applies);
+    CHECK(a.reason.find("2-D") != std::string::npos);
+  }
+  SUBCASE("transposed convolutions are not an implicit GEMM here") {
+    auto plan = std::make_unique<FusionPlan>(FusionDirection::vertical,
+                                             TensorDesc::packed(DataType::half, {1, 8, 4, 4}, Layout::nchw));
+    ConvDesc conv;
+    conv.mode = ConvMode::transpose;
+    plan->add(ConvForwardOp{conv, TensorDesc::packed(DataType::half, {8, 8, 1, 1}, Layout::nchw)});
+    auto a = solver.applies(*plan, sm90());
+    CHECK_FALSE(a.applies);
+    CHECK(a.reason.find("transposed") != std::string::npos);
+  }
+  SUBCASE("a plan without a convolution") {
+    auto plan = std::make_unique<FusionPlan>(FusionDirection::vertical,
+                                             TensorDesc::packed(DataType::half, {1, 8, 4, 4}, Layout::nchw));
+    plan->add(ActivationForwardOp{ActivationMode::relu});
+    CHECK_FALSE(solver.applies(*plan, sm90()).applies);
+  }
+  SUBCASE("matrix units: NVIDIA sm_80+ only; fp32 (SIMT) runs anywhere") {
+    ConvCase cc;
+    Target amd = sm90();
+    amd.arch = "gfx90a";
+    amd.warp_size = 64;
+    auto a = solver.applies(*make_plan(cc), amd);
+    CHECK_FALSE(a.applies);
+    CHECK(a.reason.find("gfx90a") != std::string::npos);
+    Target old = sm90();
+    old.arch = "sm_75";
+    CHECK_FALSE(solver.applies(*make_plan(cc), old).applies);
+    cc.type = DataType::float32;
+    CHECK(solver.applies(*make_plan(cc), amd).applies);
+    cc.tf32 = true;  // tf32 asks for matrix units
+    CHECK_FALSE(solver.applies(*make_plan(cc), amd).applies);
+  }
+}
+
+TEST_CASE("igemm: the tile heuristic on the reference layers") {
+  struct Layer {
+    DataType type;
+    int c, hw, k, r;
+    const char* nhwc_tile;
+    const char* nchw_tile;  // 256x64 only with vector A loads (registers)
+  } layers[] = {
+      {DataType::half, 64, 56, 256, 1, "128x64", "128x64"},  // memory-bound: most resident blocks
+      {DataType::half, 64, 56, 64, 3, "256x64", "256x64"},   // NCHW: x re-laid out first, then as NHWC
+      {DataType::half, 256, 14, 256, 3, "128x64", "128x64"},
+      {DataType::float32, 64, 56, 256, 1, "simt128x64", "simt128x64"},
+  };
+  for (const Layer& l : layers) {
+    for (Layout layout : {Layout::nhwc, Layout::nchw}) {
+      ConvCase cc;
+      cc.type = l.type;
+      cc.layout = layout;
+      cc.n = 64;
+      cc.c = l.c;
+      cc.h = cc.w = l.hw;
+      cc.k = l.k;
+      cc.r = cc.s = l.r;
+      cc.pad = l.r / 2;
+      auto plan = make_plan(cc);
+      const igemm::Config c = ConvImplicitGemmSolver::config_for(*plan, sm90());
+      CAPTURE(c.describe());
+      CHECK(std::string(c.tile.name()) == (layout == Layout::nhwc ? l.nhwc_tile : l.nchw_tile));
+      if (layout == Layout::nhwc) {
+        CHECK(c.a_loader == igemm::Loader::async16);
+        CHECK(c.b_loader == igemm::Loader::async16);
+        CHECK(c.out_along_k);
+        CHECK(c.out_vec == 16 / static_cast<int>(size_of(l.type)));
+      } else {
+        // 1x1: A gathered along the pixels (each x value is read once), weights already
+        // (r, s, c)-contiguous; larger filters: both re-laid out first, then vector loads.
+        CHECK(c.a_loader == (l.r > 1 ? igemm::Loader::async16 : igemm::Loader::gather));
+        CHECK(c.b_loader == igemm::Loader::async16);
+        CHECK(c.pack_weights == (l.r > 1));
+        CHECK(c.pack_input == (l.r > 1));
+        CHECK_FALSE(c.out_along_k);
+        CHECK(c.out_vec == (l.hw == 14 ? 4 : 16 / static_cast<int>(size_of(l.type))));
+      }
+      CHECK(!c.index64);
+      CHECK(c.shared_bytes <= 227 * 1024);
+    }
+  }
+  SUBCASE("a prologue moves A from cp.async to the register path") {
+    ConvCase cc;
+    auto plan = make_plan(cc, Chain::prologue_bn_relu);
+    CHECK(ConvImplicitGemmSolver::config_for(*plan, sm90()).a_loader == igemm::Loader::gather);
+  }
+  SUBCASE("fp32 with allow_tf32 runs on the matrix units") {
+    ConvCase cc;
+    cc.type = DataType::float32;
+    cc.tf32 = true;
+    auto c = ConvImplicitGemmSolver::config_for(*make_plan(cc), sm90());
+    CHECK(c.kernel == igemm::Kernel::matrix);
+    cc.tf32 = false;
+    CHECK(ConvImplicitGemmSolver::config_for(*make_plan(cc), sm90()).kernel == igemm::Kernel::simt);
+  }
+}
+
+TEST_CASE("igemm: every tile x data type x layout compiles for sm_90 with hipRTC") {
+  auto dir = std::filesystem::temp_directory_path() / "hipfuse-igemm-compile-test";
+  std::filesystem::remove_all(dir);
+  auto& compiler = rt::KernelCompiler::instance();
+  const rt::DiskCache saved = compiler.disk_cache();
+  compiler.set_disk_cache(rt::DiskCache(dir, false));  // every variant really compiles
+
+  struct Variant {
+    DataType type;
+    bool tf32;
+    std::vector<const char*> tiles;
+  };
+  const std::vector<Variant> variants = {
+      {DataType::half, false, {"128x128", "128x128w8", "256x64", "128x64", "64x64", "128x32"}},
+      {DataType::bfloat16, false, {"128x128", "128x128w8", "256x64", "128x64", "64x64", "128x32"}},
+      {DataType::float32, true, {"128x128", "64x64"}},
+      {DataType::float32, false, {"simt128x128", "simt128x64", "simt64x64"}},
+  };
+  int compiled = 0;
+  for (const Variant& v : variants) {
+    for (Layout layout : {Layout::nhwc, Layout::nchw}) {
+      for (const char* tile : v.tiles) {
+        ConvCase cc;
+        cc.type = v.type;
+        cc.tf32 = v.tf32;
+        cc.layout = layout;
+        // Alternate chains and shapes so that every loader and epilogue path is built.
+        const Chain chain = compiled % 3 == 0 ? Chain::bias_relu
+                            : compiled % 3 == 1 ? Chain::bn_elu_residual
+                                                : Chain::prologue_bn_relu;
+        if (compiled % 4 == 3) {  // odd channels: the per-element gather paths
+          cc.c = 17;
+          cc.k = 33;
+        }
+        auto plan = make_plan(cc, chain);
+        const igemm::Config config = ConvImplicitGemmSolver::config_for(*plan, sm90(), tile);
+        CAPTURE(config.describe());
+        CAPTURE(layout == Layout::nhwc ? "nhwc" : "nchw");
+        const std::string type_name = name_of(v.type);
+        CAPTURE(type_name);
+        CHECK(std::string(config.tile.name()) == tile);
+        rt::CompileReport report;
+        std::vector<char> code;
+        CHECK_NOTHROW(code = compiler.binary(ConvImplicitGemmSolver::request_for(*plan, config), "sm_90", 32, &report));
+        CHECK(!code.empty());
+        for (bool input : {false, true}) {
+          if (input ? !config.pack_input : !config.pack_weights) continue;
+          CHECK_NOTHROW(code = compiler.binary(ConvImplicitGemmSolver::pack_request_for(*plan, config, input), "sm_90", 32));
+          CHECK(!code.empty());
+        }
+        ++compiled;
+      }
+    }
+  }
+  MESSAGE(compiled << " implicit-GEMM variants compiled for sm_90");
+  compiler.set_disk_cache(saved);
+  std::filesystem::remove_all(dir);
+}
