@@ -20,7 +20,7 @@ namespace hipfuse::rt {
 class DiskCache {
  public:
   // Bump when the entry layout or anything else that makes old entries unusable changes.
-  static constexpr std::uint32_t kFormatVersion = 1;
+  static constexpr std::uint32_t kFormatVersion = 2;  // 2: CUBIN payloads on NVIDIA
 
   // The directory from MIOPEN_CUSTOM_CACHE_DIR, else $XDG_CACHE_HOME/hipfuse, else
   // ~/.cache/hipfuse; disabled by MIOPEN_DISABLE_CACHE=1.

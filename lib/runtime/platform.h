@@ -3,6 +3,7 @@
 #pragma once
 
 #include <hip/hip_runtime_api.h>
+#include <hip/hiprtc.h>
 
 #include <cstddef>
 #include <string>
@@ -39,6 +40,10 @@ std::vector<std::string> rtc_platform_options(const std::string& arch);
 // Warp size for an architecture named without a device (offline compiles).
 int warp_size_for_arch(const std::string& arch);
 bool is_known_arch(const std::string& arch);
+
+// The code of a successfully compiled hipRTC program: on NVIDIA a CUBIN when the target is
+// a real architecture (no JIT at load, so a cache hit costs milliseconds), else PTX.
+std::vector<char> rtc_program_code(hiprtcProgram program);
 
 // Loads a compiled code object; on failure throws with the loader's log.
 hipModule_t load_module(const std::vector<char>& code);

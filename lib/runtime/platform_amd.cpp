@@ -61,6 +61,16 @@ int warp_size_for_arch(const std::string& arch) {
 
 bool is_known_arch(const std::string& arch) { return arch.rfind("gfx", 0) == 0 && arch.size() >= 6; }
 
+std::vector<char> rtc_program_code(hiprtcProgram program) {
+  std::size_t size = 0;
+  if (hiprtcGetCodeSize(program, &size) != HIPRTC_SUCCESS || size == 0) {
+    fail(Status::internal_error, "hipRTC produced no code");
+  }
+  std::vector<char> code(size);
+  if (hiprtcGetCode(program, code.data()) != HIPRTC_SUCCESS) fail(Status::internal_error, "hipRTC returned no code");
+  return code;
+}
+
 hipModule_t load_module(const std::vector<char>& code) {
   hipModule_t module = nullptr;
   check(hipModuleLoadData(&module, code.data()), "loading the compiled kernel");

@@ -14,6 +14,7 @@
 
 #include <cuda.h>
 #include <cuda_runtime_api.h>
+#include <nvrtc.h>
 
 #include <filesystem>
 #include <mutex>
@@ -154,6 +155,22 @@ bool is_known_arch(const std::string& arch) {
   while (3 + digits < arch.size() && std::isdigit(static_cast<unsigned char>(arch[3 + digits]))) ++digits;
   std::string rest = arch.substr(3 + digits);
   return digits >= 2 && (rest.empty() || rest == "a" || rest == "f");
+}
+
+std::vector<char> rtc_program_code(hiprtcProgram program) {
+  // hipRTC's NVIDIA mapping only returns PTX; NVRTC also keeps the CUBIN when compiling for
+  // a real sm_XY, which loads without the driver's JIT.
+  std::size_t size = 0;
+  if (nvrtcGetCUBINSize(program, &size) == NVRTC_SUCCESS && size > 0) {
+    std::vector<char> cubin(size);
+    if (nvrtcGetCUBIN(program, cubin.data()) == NVRTC_SUCCESS) return cubin;
+  }
+  if (nvrtcGetPTXSize(program, &size) != NVRTC_SUCCESS || size == 0) {
+    fail(Status::internal_error, "NVRTC produced no code");
+  }
+  std::vector<char> ptx(size);
+  if (nvrtcGetPTX(program, ptx.data()) != NVRTC_SUCCESS) fail(Status::internal_error, "NVRTC returned no PTX");
+  return ptx;
 }
 
 hipModule_t load_module(const std::vector<char>& code) {

@@ -61,15 +61,7 @@ std::vector<char> rtc_compile(const SourceFile& source, const std::vector<const 
     fail(Status::internal_error, "hipRTC failed to compile " + source.path + " (" + hiprtcGetErrorString(rc) +
                                      ")\noptions: " + join(options) + "\n" + log);
   }
-  std::size_t code_size = 0;
-  if (hiprtcGetCodeSize(*program, &code_size) != HIPRTC_SUCCESS || code_size == 0) {
-    fail(Status::internal_error, "hipRTC produced no code for " + source.path);
-  }
-  std::vector<char> code(code_size);
-  if (hiprtcGetCode(*program, code.data()) != HIPRTC_SUCCESS) {
-    fail(Status::internal_error, "hipRTC could not return the code of " + source.path);
-  }
-  return code;
+  return rtc_program_code(*program);
 }
 
 }  // namespace hipfuse::rt
