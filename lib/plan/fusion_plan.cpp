@@ -1,5 +1,8 @@
 #include "plan/fusion_plan.h"
 
+#include "common/env.h"
+#include "plan/driver_command.h"
+
 #include "common/error.h"
 #include "common/log.h"
 #include "solvers/solver.h"
@@ -205,6 +208,7 @@ void FusionPlan::compile(const Target& target) {
              info.kernel_launches, info.milliseconds, info.cache_hit ? " (cache hit)" : "");
   compile_info_ = std::move(info);
   invoker_ = std::move(invoker);
+  if (env::is_enabled("MIOPEN_ENABLE_LOGGING_CMD")) log::write(log::Level::info, driver_command(*this));
 }
 
 void FusionPlan::compile_offline(const Target& target) {
