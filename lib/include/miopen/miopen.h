@@ -61,6 +61,12 @@ extern "C" {
 /* The HIP stream kernels are enqueued on. */
 typedef hipStream_t miopenAcceleratorQueue_t;
 
+/* The empty structs sit inside extern "C"; clang warns that C would size them 0. The
+ * pointers are all either language ever sees, so the warning says nothing here. */
+#if defined(__clang__) && defined(__cplusplus)
+#pragma clang diagnostic push
+#pragma clang diagnostic ignored "-Wextern-c-compat"
+#endif
 MIOPEN_DECLARE_OBJECT(miopenHandle);
 MIOPEN_DECLARE_OBJECT(miopenFusionOpDescriptor);
 MIOPEN_DECLARE_OBJECT(miopenTensorDescriptor);
@@ -70,6 +76,9 @@ MIOPEN_DECLARE_OBJECT(miopenFusionPlanDescriptor);
 /* Declared by MIOpen and used by no function; kept for source compatibility. */
 MIOPEN_DECLARE_OBJECT(miopenOperatorDescriptor);
 MIOPEN_DECLARE_OBJECT(miopenOperatorArgs);
+#if defined(__clang__) && defined(__cplusplus)
+#pragma clang diagnostic pop
+#endif
 
 /* ------------------------------------------------------------------------------------ */
 /* Enums (values are MIOpen's)                                                            */
