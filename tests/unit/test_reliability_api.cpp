@@ -1,6 +1,6 @@
 // Regression tests for the bugs the fuzzers found, one test per bug, named after the fuzz
-// harness's open-issue rule (tests/fuzz/api_harness.cpp, kOpenIssues) and written against
-// the behaviour the header documents, so they read as a specification.
+// harness's open-issue rule (tests/fuzz/api_harness.cpp, the list at the top) and written
+// against the behaviour the header documents, so they read as a specification.
 //
 // Bugs still open are marked doctest::should_fail: the test passes while the bug is there
 // and fails ("should have failed") the day it is fixed. Whoever fixes one removes the
@@ -43,14 +43,12 @@ struct Tensor {
 
 }  // namespace
 
-// huge-tensor (owner: API, lib/api/tensor_api.cpp + lib/plan/tensor.cpp). A descriptor whose
-// element count or byte span does not fit in 64 bits is accepted; TensorDesc::packed,
-// span() and element_count() then overflow int64 (undefined behaviour), and
-// miopenGetTensorNumBytes returns a wrapped size (found by fuzz_api: "miopenGetTensorNumBytes
-// succeeded (13903533915678638080) for a tensor whose byte count does not fit in 64 bits").
-// Expected: BadParm from the setter ("tensor too large"), as for any other length it cannot
-// represent. Fix sketch: compute lengths x strides in __int128 / with overflow checks and
-// refuse spans above 2^62 bytes.
+// huge-tensor (fixed: lib/plan/tensor.cpp now refuses spans >= 2^59 and counts >= 2^62
+// elements). A descriptor whose element count or byte span did not fit in 64 bits was
+// accepted; TensorDesc::packed, span() and element_count() then overflowed int64 (undefined
+// behaviour), and miopenGetTensorNumBytes returned a wrapped size (found by fuzz_api:
+// "miopenGetTensorNumBytes succeeded (13903533915678638080) for a tensor whose byte count does
+// not fit in 64 bits").
 TEST_CASE("reliability (fixed bug huge-tensor): descriptors too large for 64-bit sizes are refused") {
   CHECK(behaves([] {
           Tensor t;
@@ -81,12 +79,11 @@ TEST_CASE("reliability: byte counts that fit in 64 bits are exact") {
   CHECK(miopenGetTensorDescriptor(t, &type, dims, strides) == miopenStatusBadParm);  // stride 2^32 is no int
 }
 
-// conv-pad-overflow (owner: API, lib/plan/convolution.cpp). Paddings up to INT_MAX are
-// accepted, and ConvDesc::forward_output computes `2 * pads[d]` in int: for a pad >= 2^30 it
-// overflows (undefined behaviour); in practice it wraps and gives a small, wrong output size.
-// Expected: the exact size, here 8 + 2 * INT_MAX - 2 = 4294967300 rows, does not fit in an int
-// (BadParm from miopenGetConvolutionForwardOutputDim), and the convolution op for it is refused
-// or gets its exact 64-bit size. Fix sketch: std::int64_t{2} * pads[d].
+// conv-pad-overflow (fixed: lib/plan/convolution.cpp now computes std::int64_t{2} * pads[d]).
+// Paddings up to INT_MAX are accepted, and ConvDesc::forward_output computed `2 * pads[d]` in
+// int: for a pad >= 2^30 it overflowed (undefined behaviour) and, wrapping, gave a small,
+// wrong output size. The exact size, here 8 + 2 * INT_MAX - 2 = 4294967300 rows, does not fit
+// in an int: BadParm from miopenGetConvolutionForwardOutputDim.
 TEST_CASE("reliability (fixed bug conv-pad-overflow): huge paddings give exact sizes or BadParm") {
   CHECK(behaves([] {
           Tensor x, w;
@@ -119,11 +116,11 @@ TEST_CASE("reliability: paddings just below the overflow give exact output sizes
   miopenDestroyConvolutionDescriptor(conv);
 }
 
-// create-null-output-leak (owner: API, lib/api/{tensor,convolution,activation,op_args}_api.cpp).
-// `out_param(p, "name") = new X();` evaluates `new X()` first (C++17 sequences the right
-// operand of = before the left), so a null output pointer costs a leaked object on every
-// call (found by fuzz_api under LeakSanitizer: "1920 byte(s) leaked in 30 allocation(s)").
-// Expected: BadParm and nothing allocated. Fix sketch: `auto& out = out_param(...); out = new X();`.
+// create-null-output-leak (fixed: lib/api/{tensor,convolution,activation,op_args}_api.cpp now
+// check the output first). `out_param(p, "name") = new X();` evaluated `new X()` first (C++17
+// sequences the right operand of = before the left), so a null output pointer cost a leaked
+// object on every call (found by fuzz_api under LeakSanitizer: "1920 byte(s) leaked in 30
+// allocation(s)").
 namespace {
 
 // Bytes currently allocated by malloc/new in this process.
