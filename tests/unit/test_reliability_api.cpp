@@ -19,7 +19,8 @@
 #include <climits>
 #include <malloc.h>
 #if HIPFUSE_TEST_ASAN
-#include <sanitizer/allocator_interface.h>
+// Exported by both GCC's and clang's ASan runtimes; GCC ships no header for it.
+extern "C" std::size_t __sanitizer_get_current_allocated_bytes();
 #endif
 
 using namespace reliability;
