@@ -42,14 +42,11 @@ step "gpu tests" gpu_tests.log "$build/tests/hipfuse_gpu_tests" --duration=true
 
 # 2. The driver over every spec family, with the unfused baseline.
 if [[ -x "$driver" ]]; then
-  step "driver: ci specs" driver_ci.log "$driver" run specs/ci --baseline unfused --format table
-  step "driver: examples" driver_examples.log "$driver" run specs/examples --baseline unfused
+  step "driver: ci specs" driver_ci.log "$driver" run specs/ci/*.toml --baseline unfused \
+    --format jsonl --out "$out/ci.jsonl"
+  step "driver: examples" driver_examples.log "$driver" run specs/examples/*.toml --baseline unfused
   step "driver: miopen tables" driver_tables.log "$driver" run specs/miopen_tables.toml --baseline unfused \
     --format jsonl --out "$out/miopen_tables.jsonl"
-  if [[ -d specs/validation ]]; then
-    step "validation matrix" validation.log "$driver" run specs/validation --format jsonl \
-      --out "$out/validation.jsonl"
-  fi
 fi
 
 # 3. The example app, linked against the installed package.
