@@ -42,6 +42,7 @@ struct Reference {
   std::vector<int64_t> indices;  // sampled: logical indices into the plan output
   std::vector<double> output;    // full: the whole output (logical order); sampled: at `indices`
   std::vector<std::pair<int, ref::Tensor>> extra;  // other written tensors, by Problem index
+  std::vector<ref::Alternate> alternates;  // full: output elements with a second legitimate value
 };
 // Throws std::invalid_argument when the reference cannot run the chain.
 Reference compute_reference(const Case& c, const Problem& p, const HostData& h, const VerifyPlan& v);

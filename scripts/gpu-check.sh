@@ -3,6 +3,16 @@
 #
 #   scripts/gpu-check.sh [BUILD_DIR] [OUT_DIR] [--quick]
 #
+# STAGES (environment, comma-separated; default all) picks the stages:
+#   tests     the GPU test binary (fused kernels vs the CPU reference, graph capture, API,
+#             concurrency, out-of-memory, tensors past 2^31 elements)
+#   validate  the validation matrix: the driver over specs/ci, specs/examples and
+#             specs/miopen_tables.toml with the unfused baseline, every element checked
+#   resnet    the ResNet-50 layer specs at batch 64 with the unfused baseline (sampled check)
+#   example   the example app built against the installed package
+#   sanitize  compute-sanitizer memcheck and racecheck over the GPU tests (small cases)
+# JOBS sets how many driver processes share the GPU (default: min(12, cores)).
+#
 # Build on the build machine (scripts/setup.sh), copy the repository with its build
 # directory to the GPU machine (optionally with a kernel cache pre-filled by
 # `fusiondriver compile --arch sm_90 ...` and pointed to by MIOPEN_CUSTOM_CACHE_DIR), run
@@ -13,6 +23,11 @@ set -uo pipefail
 build=${1:-build}
 out=${2:-out}
 quick=${3:-}
+stages=",${STAGES:-tests,validate,resnet,example,sanitize},"
+jobs=${JOBS:-$(($(nproc) < 12 ? $(nproc) : 12))}
+want() { [[ $stages == *",$1,"* ]]; }
+here=$(cd "$(dirname "$0")" && pwd)
+export PATH="$PATH:${CUDA_PATH:-/usr/local/cuda}/bin"  # compute-sanitizer
 mkdir -p "$out"
 driver="$build/fusiondriver"
 summary="$out/summary.txt"
@@ -29,7 +44,8 @@ step() {  # step NAME LOGFILE COMMAND...: run, log, record pass/fail
   local rc=$?
   local result="PASS"
   ((rc != 0)) && result="FAIL (rc=$rc)" && status=1
-  note "$(printf '%-28s %-14s %4ds  %s' "$name" "$result" $((SECONDS - start)) "$(grep -E '(passed|failed)' "$out/$log" | tail -1)")"
+  note "$(printf '%-28s %-14s %4ds  %s' "$name" "$result" $((SECONDS - start)) \
+    "$(grep -E '(passed|failed|run_parallel: .* cases:)' "$out/$log" | tail -1)")"
   return $rc
 }
 
@@ -37,29 +53,38 @@ nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.sm,clocks.mem --f
 note "device: $(tail -1 "$out/device.txt")"
 note "date:   $(date -u +%Y-%m-%dT%H:%MZ)"
 
-# 1. GPU unit suites (smoke test, fused kernels vs the CPU reference, graph capture, API).
-step "gpu tests" gpu_tests.log "$build/tests/hipfuse_gpu_tests" --duration=true
+# 1. GPU unit suites (smoke test, fused kernels vs the CPU reference, graph capture, API,
+#    concurrency, out-of-memory, > 2^31 elements). Alone on the GPU: the OOM tests fill it.
+want tests && step "gpu tests" gpu_tests.log "$build/tests/hipfuse_gpu_tests" --duration=true
 
-# 2. The driver over every spec family, with the unfused baseline.
-if [[ -x "$driver" ]]; then
-  step "driver: ci specs" driver_ci.log "$driver" run specs/ci/*.toml --baseline unfused \
-    --format jsonl --out "$out/ci.jsonl"
-  step "driver: examples" driver_examples.log "$driver" run specs/examples/*.toml --baseline unfused
-  step "driver: miopen tables" driver_tables.log "$driver" run specs/miopen_tables.toml --baseline unfused \
-    --format jsonl --out "$out/miopen_tables.jsonl"
+# 2. The validation matrix: every case of the CI, example and MIOpen-table specs, fused and
+#    unfused, each compared element by element with the CPU reference.
+if want validate && [[ -x "$driver" ]]; then
+  step "validation matrix" validate.log python3 "$here/run_parallel.py" --driver "$driver" --jobs "$jobs" \
+    --out "$out/validate" specs/ci/*.toml specs/examples/*.toml specs/miopen_tables.toml -- --baseline unfused
 fi
 
-# 3. The example app, linked against the installed package.
-if [[ -x "$build/examples/conv_bias_relu" ]]; then
+# 3. The ResNet-50 layers at batch 64 (CBA/CBNA conv layers, BN layers), fused and unfused;
+#    a random sample of each output is checked (the full CPU reference takes minutes a case).
+if want resnet && [[ -x "$driver" ]]; then
+  step "resnet50 specs" resnet.log python3 "$here/run_parallel.py" --driver "$driver" --jobs "$jobs" \
+    --out "$out/resnet" specs/resnet50/*.toml -- --baseline unfused --verify sample --warmup 2 --iters 5
+fi
+
+# 4. The example app, linked against the installed package.
+if want example && [[ -x "$build/examples/conv_bias_relu" ]]; then
   step "example app" example.log "$build/examples/conv_bias_relu"
 fi
 
-# 4. Memory and race checking of the GPU suite (small cases).
-if [[ -z "$quick" ]] && command -v compute-sanitizer >/dev/null; then
-  step "memcheck" memcheck.log compute-sanitizer --tool memcheck --error-exitcode 9 \
-    "$build/tests/hipfuse_gpu_tests" --test-case-exclude='*large*,*timing*,*2^31*'
+# 5. Memory and race checking of the GPU suite (small cases).
+if want sanitize && [[ -z "$quick" ]] && command -v compute-sanitizer >/dev/null; then
+  # Every kernel family, small shapes; the sanitizers slow kernels down 10-100x.
+  cases='smoke*,api*,fused*,igemm: odd*,igemm: every tile*'
+  skip='*large*,*timing*,*2^31*'
+  step "memcheck" memcheck.log compute-sanitizer --tool memcheck --leak-check full --error-exitcode 9 \
+    "$build/tests/hipfuse_gpu_tests" --test-case="$cases" --test-case-exclude="$skip"
   step "racecheck" racecheck.log compute-sanitizer --tool racecheck --error-exitcode 9 \
-    "$build/tests/hipfuse_gpu_tests" --test-case-exclude='*large*,*timing*,*2^31*'
+    "$build/tests/hipfuse_gpu_tests" --test-case="$cases" --test-case-exclude="$skip"
 fi
 
 echo

@@ -78,6 +78,33 @@ double activation_backward(double dy, double x, double y, ActivationMode mode, d
     bad_mode(mode);
 }
 
+bool activation_backward_other_side(double dy, double x, double y, ActivationMode mode, double alpha, double beta,
+                                    double gamma, double margin, double* other) {
+    double jumps[2];
+    int count = 0;
+    switch (mode) {
+    case ActivationMode::relu:
+    case ActivationMode::abs: jumps[count++] = 0.0; break;
+    case ActivationMode::leakyrelu:
+        if (alpha != 1.0) jumps[count++] = 0.0;
+        break;
+    case ActivationMode::elu: jumps[count++] = 0.0; break;  // 1 vs y + alpha; y ~ 0 there
+    case ActivationMode::clippedrelu:
+        jumps[count++] = 0.0;
+        jumps[count++] = alpha;
+        break;
+    default: break;
+    }
+    for (int j = 0; j < count; ++j) {
+        if (std::fabs(x - jumps[j]) > margin) continue;
+        // The branch tests are `x > jump` (and `x <= alpha`): step just across to the other side.
+        const double across = x > jumps[j] ? jumps[j] : std::nextafter(jumps[j], HUGE_VAL);
+        *other = activation_backward(dy, across, y, mode, alpha, beta, gamma);
+        return *other != activation_backward(dy, x, y, mode, alpha, beta, gamma);
+    }
+    return false;
+}
+
 Tensor activation_forward(const Tensor& x, ActivationMode mode, double alpha, double beta, double gamma) {
     Tensor y = x;
     for (double& v : y.data) v = activation_forward(v, mode, alpha, beta, gamma);

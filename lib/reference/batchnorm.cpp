@@ -156,4 +156,14 @@ Tensor bn_backward(const Tensor& dz, const Tensor& x, BnMode mode, const Tensor&
     return dx;
 }
 
+double bn_backward_dx_change(const Tensor& x, BnMode mode, const Tensor& scale, const Tensor& saved_mean,
+                             const Tensor& saved_inv_var, std::int64_t i, double delta) {
+    const BnShape shape = shape_of(x, mode, "bn_backward_dx_change");
+    if (i < 0 || i >= x.numel()) throw std::out_of_range("bn_backward_dx_change: element index");
+    const std::int64_t p = shape.param((i / shape.s) % shape.c, i % shape.s);
+    const auto md = static_cast<double>(shape.reduction());
+    const double xhat = (x[i] - saved_mean[p]) * saved_inv_var[p];
+    return scale[p] * saved_inv_var[p] / md * (md - 1.0 - xhat * xhat) * delta;
+}
+
 }  // namespace hipfuse::ref

@@ -1,5 +1,7 @@
 #include "hipfuse/reference/chain.h"
 
+#include <algorithm>
+#include <cmath>
 #include <stdexcept>
 #include <string>
 
@@ -66,7 +68,24 @@ Tensor backward_pair(const Tensor& dy, BnBackwardOp& bn, ActivationBackwardOp& a
     const Tensor z = bn_normalize(bn.x, bn.mode, bn.scale, bn.bias, bn.saved_mean, bn.saved_inv_var);
     Tensor dz = activation_backward(dy, z, act.y, act.mode, act.alpha, act.beta, act.gamma);
     round_if(dz, options);
-    return bn_backward(dz, bn.x, bn.mode, bn.scale, bn.saved_mean, bn.saved_inv_var, bn.dscale, bn.dbias);
+    Tensor dx = bn_backward(dz, bn.x, bn.mode, bn.scale, bn.saved_mean, bn.saved_inv_var, bn.dscale, bn.dbias);
+    if (options.alternates) {
+        // The kernel computes z in fp32 from terms about as large as z's RMS: within 2^-16 of that
+        // (256 fp32 ulps) of a jump of the derivative, either branch is a correct answer.
+        double sum_sq = 0.0;
+        for (double v : z.data) sum_sq += v * v;
+        const double margin = std::ldexp(std::sqrt(sum_sq / static_cast<double>(std::max<std::int64_t>(z.numel(), 1))), -16);
+        for (std::int64_t i = 0; i < z.numel(); ++i) {
+            double other = 0.0;
+            if (!activation_backward_other_side(dy[i], z[i], act.y[i], act.mode, act.alpha, act.beta, act.gamma, margin,
+                                                &other))
+                continue;
+            const double change = bn_backward_dx_change(bn.x, bn.mode, bn.scale, bn.saved_mean, bn.saved_inv_var, i,
+                                                        round_if(other, options) - dz[i]);
+            options.alternates->push_back(Alternate{i, round_if(dx[i] + change, options)});
+        }
+    }
+    return dx;
 }
 
 // One output element of an element-local op at linear index i of a tensor of `lengths`.

@@ -4,6 +4,8 @@
 #include <cstdio>
 #include <limits>
 #include <stdexcept>
+#include <utility>
+#include <vector>
 
 namespace hipfuse::ref {
 namespace {
@@ -54,18 +56,40 @@ const char* name(Verdict::Kind kind) {
     return "?";
 }
 
-Verdict compare(const double* gpu, const double* ref, std::int64_t count, const Tolerance& tolerance) {
+Verdict compare(const double* gpu, const double* ref_values, std::int64_t count, const Tolerance& tolerance,
+                const std::vector<Alternate>& alternates) {
     if (count < 0) throw std::invalid_argument("compare: negative count");
     Verdict v;
     v.checked = count;
+
+    // The reference each element is judged against: its own value, or the nearest alternate.
+    std::vector<std::pair<std::int64_t, double>> chosen;  // (index, value), sorted by index
+    for (const Alternate& a : alternates) {
+        if (a.index < 0 || a.index >= count) throw std::out_of_range("compare: alternate index out of range");
+        if (!chosen.empty() && a.index < chosen.back().first) throw std::invalid_argument("compare: alternates unsorted");
+        if (chosen.empty() || chosen.back().first != a.index) chosen.emplace_back(a.index, ref_values[a.index]);
+        double& best = chosen.back().second;
+        if (std::fabs(gpu[a.index] - a.value) < std::fabs(gpu[a.index] - best)) best = a.value;
+    }
+    v.alternates = static_cast<std::int64_t>(chosen.size());
+    std::size_t next = 0;  // cursor into `chosen`, restarted by each pass over the elements
+    const auto ref_at = [&](std::int64_t i) {
+        if (next < chosen.size() && chosen[next].first == i) return chosen[next++].second;
+        return ref_values[i];
+    };
+    const auto ref_value = [&](std::int64_t i) {  // random access, for the message
+        for (const auto& [index, value] : chosen)
+            if (index == i) return value;
+        return ref_values[i];
+    };
 
     double sum_sq_diff = 0.0, sum_sq_ref = 0.0;
     std::int64_t finite = 0, nonzero = 0, first_mismatch = -1;
     bool constant = true;
     for (std::int64_t i = 0; i < count; ++i) {
-        const double g = gpu[i], r = ref[i];
+        const double g = gpu[i], r = ref_at(i);
         if (r != 0.0) ++nonzero;
-        if (constant && !same_nonfinite(r, ref[0])) constant = false;
+        if (constant && !same_nonfinite(r, ref_values[0])) constant = false;
         if (!std::isfinite(g) || !std::isfinite(r)) {
             if (!same_nonfinite(g, r)) {
                 if (v.nan_inf_mismatches++ == 0) first_mismatch = i;
@@ -90,8 +114,9 @@ Verdict compare(const double* gpu, const double* ref, std::int64_t count, const 
 
     const double rms_ref = finite ? std::sqrt(sum_sq_ref / static_cast<double>(finite)) : 0.0;
     std::int64_t first_out = -1;
+    next = 0;
     for (std::int64_t i = 0; i < count; ++i) {
-        const double g = gpu[i], r = ref[i];
+        const double g = gpu[i], r = ref_at(i);
         if (!std::isfinite(g) || !std::isfinite(r)) continue;
         const double bound = tolerance.max_abs_floor + element_factor * tolerance.nrms * (std::fabs(r) + rms_ref);
         if (std::fabs(g - r) > bound) {
@@ -112,17 +137,20 @@ Verdict compare(const double* gpu, const double* ref, std::int64_t count, const 
     m += format(": nrms %.3g (tol %.3g), max abs %.3g", v.nrms_error, tolerance.nrms, v.max_abs_error);
     if (v.max_error_index >= 0) {
         m += format(" at %.0f (gpu %.9g, ref %.9g)", static_cast<double>(v.max_error_index), gpu[v.max_error_index],
-                    ref[v.max_error_index]);
+                    ref_value(v.max_error_index));
     }
     if (v.elements_out_of_bounds > 0) {
         m += format(", %.0f elements over the per-element bound (first at %.0f: gpu %.9g, ref %.9g)",
                     static_cast<double>(v.elements_out_of_bounds), static_cast<double>(first_out), gpu[first_out],
-                    ref[first_out]);
+                    ref_value(first_out));
     }
     if (v.nan_inf_mismatches > 0) {
         m += format(", %.0f NaN/Inf mismatches (first at %.0f: gpu %g, ref %g)",
                     static_cast<double>(v.nan_inf_mismatches), static_cast<double>(first_mismatch),
-                    gpu[first_mismatch], ref[first_mismatch]);
+                    gpu[first_mismatch], ref_value(first_mismatch));
+    }
+    if (v.alternates > 0) {
+        m += format(", %.0f at an activation-derivative jump (either side accepted)", static_cast<double>(v.alternates));
     }
     m += format(", %.0f checked, %.1f%% of the reference nonzero", static_cast<double>(count),
                 100.0 * v.nonzero_fraction);

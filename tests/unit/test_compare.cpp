@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstdint>
 #include <limits>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -164,4 +165,33 @@ TEST_CASE("reference compare: the absolute floor absorbs flushed denormals") {
     std::vector<double> gpu = ref;
     gpu[0] = 0.0;
     CHECK(check(gpu, ref, default_tolerance(DType::f32, 1)).kind == Verdict::passed);
+}
+
+TEST_CASE("reference compare: an element with an alternate is judged against its nearest value") {
+    const std::vector<double> ref = random_values(1000, 7);
+    std::vector<double> gpu = ref;
+    gpu[500] = ref[500] + 0.25;  // the other branch of a derivative jump
+    const Tolerance tol = default_tolerance(DType::f32, 1);
+    CHECK(check(gpu, ref, tol).kind == Verdict::failed);
+
+    const std::vector<Alternate> other{{500, ref[500] + 0.25}};
+    const Verdict v = compare(gpu.data(), ref.data(), 1000, tol, other);
+    CHECK(v.kind == Verdict::passed);
+    CHECK(v.alternates == 1);
+    CHECK(v.max_abs_error == 0.0);
+    CHECK(v.message.find("1 at an activation-derivative jump") != std::string::npos);
+
+    // An alternate elsewhere does not excuse the wrong element.
+    const std::vector<Alternate> elsewhere{{499, ref[499] + 0.25}};
+    CHECK(compare(gpu.data(), ref.data(), 1000, tol, elsewhere).kind == Verdict::failed);
+    // Two candidates for one element: the nearer one counts; neither near fails.
+    const std::vector<Alternate> two{{500, ref[500] - 0.25}, {500, ref[500] + 0.25}};
+    CHECK(compare(gpu.data(), ref.data(), 1000, tol, two).kind == Verdict::passed);
+    gpu[500] = ref[500] + 0.5;
+    CHECK(compare(gpu.data(), ref.data(), 1000, tol, two).kind == Verdict::failed);
+
+    const std::vector<Alternate> unsorted{{600, 0.0}, {500, 0.0}};
+    CHECK_THROWS_AS(compare(gpu.data(), ref.data(), 1000, tol, unsorted), std::invalid_argument);
+    const std::vector<Alternate> outside{{1000, 0.0}};
+    CHECK_THROWS_AS(compare(gpu.data(), ref.data(), 1000, tol, outside), std::out_of_range);
 }

@@ -235,3 +235,42 @@ TEST_CASE("reference chain: shape errors are reported") {
     std::vector<Op> bad_conv{ConvOp{make_tensor({2, 3, 3, 3}), {}, 1.0}};
     CHECK_THROWS_AS(run_chain(x, bad_conv), std::invalid_argument);
 }
+
+TEST_CASE("reference chain: the backward pair reports elements on a jump of the derivative") {
+    // z = scale (x - mean) inv_var + bias = x - 2: element 0 sits on RELU's jump (z = 0), the
+    // others are far from it. Its second value is dx with dz[0] taken on the other side (dy[0]).
+    const Tensor x{{4, 1, 1, 1}, {2, 1, 4, 5}};
+    const Tensor dy{{4, 1, 1, 1}, {7, 9, 4, -3}};
+    const BnBackwardOp bn{BnMode::spatial, x, param({2}), param({0}), param({2}), param({0.5}), {}, {}};
+    std::vector<Op> ops{bn, ActivationBackwardOp{ActivationMode::relu, 1, 0, 1, Tensor{{4, 1, 1, 1}, {0, 0, 2, 3}}}};
+    std::vector<Alternate> alternates;
+    ChainOptions options;
+    options.alternates = &alternates;
+    const Tensor dx = run_chain(dy, ops, options);
+    REQUIRE(alternates.size() == 1);
+    CHECK(alternates[0].index == 0);
+
+    const Tensor dz_other{{4, 1, 1, 1}, {7, 0, 4, -3}};  // z = [0, -1, 2, 3], element 0 counted as z > 0
+    Tensor dscale, dbias;
+    const Tensor dx_other = bn_backward(dz_other, x, BnMode::spatial, param({2}), param({2}), param({0.5}), dscale, dbias);
+    CHECK(alternates[0].value == doctest::Approx(dx_other[0]).epsilon(1e-14));
+    CHECK(alternates[0].value != doctest::Approx(dx[0]));
+
+    // Without the option nothing is reported and the result is the same.
+    CHECK(run_chain(dy, ops).data == dx.data);
+}
+
+TEST_CASE("reference activation: the other side of a derivative jump") {
+    double other = 0.0;
+    CHECK(activation_backward_other_side(5.0, 0.0, 0.0, ActivationMode::relu, 1, 0, 1, 1e-6, &other));
+    CHECK(other == 5.0);
+    CHECK(activation_backward_other_side(5.0, 1e-7, 1e-7, ActivationMode::relu, 1, 0, 1, 1e-6, &other));
+    CHECK(other == 0.0);
+    CHECK_FALSE(activation_backward_other_side(5.0, 1e-3, 1e-3, ActivationMode::relu, 1, 0, 1, 1e-6, &other));
+    CHECK(activation_backward_other_side(5.0, 6.0, 6.0, ActivationMode::clippedrelu, 6, 0, 1, 1e-6, &other));
+    CHECK(other == 0.0);
+    CHECK(activation_backward_other_side(2.0, -1e-9, 0.0, ActivationMode::leakyrelu, 0.1, 0, 1, 1e-6, &other));
+    CHECK(other == 2.0);
+    CHECK_FALSE(activation_backward_other_side(2.0, 0.0, 0.0, ActivationMode::leakyrelu, 1.0, 0, 1, 1e-6, &other));
+    CHECK_FALSE(activation_backward_other_side(2.0, 0.0, 0.5, ActivationMode::logistic, 1, 0, 1, 1e-6, &other));
+}

@@ -34,6 +34,13 @@ double activation_forward(double x, ActivationMode mode, double alpha, double be
 double activation_backward(double dy, double x, double y, ActivationMode mode, double alpha, double beta,
                            double gamma);
 
+// The derivative jumps at some inputs (RELU, LEAKYRELU, ABS, ELU at 0; CLIPPEDRELU at 0 and alpha).
+// A kernel computes x in fp32, so when the exact x lies within `margin` of a jump either side is a
+// correct answer. Returns whether it does, and then in *other the backward value on the side the
+// exact x is not on. POWER's jump (v = eps, where the function is ~0) is not reported.
+bool activation_backward_other_side(double dy, double x, double y, ActivationMode mode, double alpha, double beta,
+                                    double gamma, double margin, double* other);
+
 Tensor activation_forward(const Tensor& x, ActivationMode mode, double alpha, double beta, double gamma);
 
 // dy, x and y share lengths.

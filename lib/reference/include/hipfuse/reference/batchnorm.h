@@ -50,4 +50,9 @@ Tensor bn_forward_training(const Tensor& x, BnMode mode, const Tensor& scale, co
 Tensor bn_backward(const Tensor& dz, const Tensor& x, BnMode mode, const Tensor& scale, const Tensor& saved_mean,
                    const Tensor& saved_inv_var, Tensor& dscale, Tensor& dbias);
 
+// The change of bn_backward's dx[i] when dz[i] alone changes by delta: its own term and its
+// share of the two sums (the other elements of its group move by O(delta / M), ignored here).
+double bn_backward_dx_change(const Tensor& x, BnMode mode, const Tensor& scale, const Tensor& saved_mean,
+                             const Tensor& saved_inv_var, std::int64_t i, double delta);
+
 }  // namespace hipfuse::ref

@@ -8,6 +8,7 @@
 
 #include "hipfuse/reference/activation.h"
 #include "hipfuse/reference/batchnorm.h"
+#include "hipfuse/reference/compare.h"
 #include "hipfuse/reference/conv.h"
 #include "hipfuse/reference/dtype.h"
 #include "hipfuse/reference/tensor.h"
@@ -74,6 +75,9 @@ struct ChainOptions {
     // (and dz between the backward pair) is rounded to this dtype, modelling unfused kernels that
     // store each intermediate.
     std::optional<DType> round_intermediates;
+    // Set: receives, sorted by index, the output elements with a second legitimate value (an
+    // activation backward evaluated within rounding of its derivative's jump), for compare().
+    std::vector<Alternate>* alternates = nullptr;
 };
 
 // Applies `ops` to `input` in plan order and returns the output; output members of the ops (saved

@@ -3,6 +3,7 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "hipfuse/reference/dtype.h"
 
@@ -33,6 +34,14 @@ constexpr double element_factor = 16.0;
 // writes zeros: the verdict is MISTRUSTED instead of PASSED.
 constexpr double mistrust_zero_fraction = 0.9;
 
+// An element whose exact answer is a matter of rounding: an activation derivative that jumps (RELU's
+// at 0, ...) evaluated where the exact input lies within the kernel's rounding of the jump may take
+// either branch. `value` is the answer on the other branch.
+struct Alternate {
+    std::int64_t index = 0;
+    double value = 0.0;
+};
+
 struct Verdict {
     enum Kind { passed, failed, mistrusted };
     Kind kind = failed;
@@ -42,6 +51,7 @@ struct Verdict {
     std::int64_t nan_inf_mismatches = 0;   // one side finite, the other not, or different non-finite values
     std::int64_t elements_out_of_bounds = 0;  // elements above the per-element bound
     std::int64_t checked = 0;
+    std::int64_t alternates = 0;        // elements with a second legitimate value (see Alternate)
     double nonzero_fraction = 0.0;      // of the reference values
     std::string message;                // one line: the numbers behind the verdict
 
@@ -53,6 +63,10 @@ const char* name(Verdict::Kind kind);  // "PASSED", "FAILED", "MISTRUSTED"
 // Order of judgement: any NaN/Inf mismatch or error above tolerance fails; otherwise a reference
 // that is more than 90% zeros, or constant (count >= 2), or empty is MISTRUSTED; otherwise PASSED.
 // Matching non-finite values (NaN vs NaN, +inf vs +inf) agree and are left out of the error norms.
-Verdict compare(const double* gpu, const double* ref, std::int64_t count, const Tolerance& tolerance);
+//
+// `alternates` (sorted by index; several per index allowed) are second legitimate values of
+// single elements: the element is judged against whichever of its values is nearest the GPU's.
+Verdict compare(const double* gpu, const double* ref, std::int64_t count, const Tolerance& tolerance,
+                const std::vector<Alternate>& alternates = {});
 
 }  // namespace hipfuse::ref
