@@ -277,6 +277,7 @@ void run_case(Context& ctx, const Case& c, CaseState& st, Record& r) {
     r.gbps = gb_per_s(work.bytes, t.median_us);
     r.tflops = tflop_per_s(work.flops, t.median_us);
   }
+  if (t.samples > 0) r.execute_host_us = host_us_per_call(ctx.stream.get(), 50, 5, body);
   for (const BufferSet& set : sets) check_guards(set);
 
   // Verdict.

@@ -53,6 +53,7 @@ struct Record {
   // Timing of the fused plan (one execute between two events).
   int warmup = 0, iters = 0, buffer_sets = 0;
   std::optional<double> min_us, median_us, max_us, mean_us;
+  std::optional<double> execute_host_us;  // CPU time of one Execute call (launch only, no wait)
   double bytes = 0, flops = 0;
   std::optional<double> gbps, tflops;  // from the median
   // Verification.

@@ -1,6 +1,7 @@
 #include "timing.h"
 
 #include <algorithm>
+#include <chrono>
 #include <numeric>
 
 #include "gpu.h"
@@ -60,6 +61,20 @@ std::vector<double> time_on_stream(hipStream_t stream, int warmup, int iters, co
     us.push_back(static_cast<double>(ms) * 1e3);
   }
   return us;
+}
+
+double host_us_per_call(hipStream_t stream, int calls, int batches, const std::function<void(int)>& body) {
+  if (calls <= 0 || batches <= 0) return 0.0;
+  std::vector<double> per_call;
+  for (int b = 0; b < batches; ++b) {
+    hip_check(hipStreamSynchronize(stream), "hipStreamSynchronize (host timing)");
+    const auto start = std::chrono::steady_clock::now();
+    for (int i = 0; i < calls; ++i) body(i);
+    const std::chrono::duration<double, std::micro> spent = std::chrono::steady_clock::now() - start;
+    per_call.push_back(spent.count() / calls);
+  }
+  hip_check(hipStreamSynchronize(stream), "hipStreamSynchronize (host timing)");
+  return summarize(per_call).median_us;
 }
 
 }  // namespace hipfuse::driver

@@ -23,4 +23,9 @@ TimingStats summarize(std::vector<double> microseconds);
 std::vector<double> time_on_stream(hipStream_t stream, int warmup, int iters,
                                    const std::function<void(int)>& body);
 
+// The host cost of one call of `body` (which must only enqueue work on `stream`): the CPU wall
+// time of `calls` back-to-back calls divided by `calls`, median of `batches` batches; the GPU
+// work queues up behind and the stream is drained between batches. Throws on a HIP error.
+double host_us_per_call(hipStream_t stream, int calls, int batches, const std::function<void(int)>& body);
+
 }  // namespace hipfuse::driver
