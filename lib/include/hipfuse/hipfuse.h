@@ -51,6 +51,16 @@ MIOPEN_EXPORT miopenStatus_t hipfuseSetOpArgsResidualAdd(miopenOperatorArgs_t ar
 MIOPEN_EXPORT miopenStatus_t hipfuseCompileFusionPlanForArch(miopenFusionPlanDescriptor_t fusePlanDesc,
                                                              const char* arch);
 
+/* Which kernel family would take the plan on an architecture ("sm_90", ...), from the
+ * solvers' applicability checks alone: nothing is compiled, no GPU is needed, and the plan
+ * is left as it was. *solver is set to the family's name (static storage, never freed).
+ * Success; BadParm for a null/invalid plan, a null solver, a null arch or an architecture
+ * unknown to the platform; UnsupportedOp when no fused kernel supports the plan or it has
+ * no ops (the message gives every family's reason); NotImplemented for a horizontal plan.
+ * *solver is written only on Success. */
+MIOPEN_EXPORT miopenStatus_t hipfuseCheckFusionPlanForArch(miopenFusionPlanDescriptor_t fusePlanDesc,
+                                                           const char* arch, const char** solver);
+
 typedef struct {
   int compiled;           /* 1 when the plan can be executed */
   int opCount;            /* ops in the plan */
