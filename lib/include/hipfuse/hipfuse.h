@@ -14,7 +14,7 @@
 extern "C" {
 #endif
 
-/* hipfuse's own version, "major.minor.patch". Never null. */
+/* hipfuse's own version, "major.minor.patch" (static storage). Never null; cannot fail. */
 MIOPEN_EXPORT const char* hipfuseGetVersionString(void);
 
 /* The reason for the most recent failed hipfuse/MIOpen call on this thread, or "" when the
@@ -65,7 +65,8 @@ typedef struct {
   int compiled;           /* 1 when the plan can be executed */
   int opCount;            /* ops in the plan */
   const char* key;        /* the plan's canonical key (what decides its kernels) */
-  const char* solver;     /* the kernel family chosen by the last compile; "" before one */
+  const char* solver;     /* the kernel family chosen by the last compile; "" before one
+                             (hipfuseCheckFusionPlanForArch does not count as a compile) */
   int kernelLaunches;     /* kernels launched per execution (per compile for offline) */
   double compileMs;       /* wall time of the last compile, milliseconds */
   int cacheHit;           /* 1 when every kernel of the last compile came from a cache */
