@@ -24,9 +24,10 @@ void add_case_selection(CLI::App& app, Options& o) {
   app.add_option("--filter", o.filter, "only the cases whose name matches this regular expression (ECMAScript)");
 }
 
-void add_output(CLI::App& app, Options& o, bool commands_format) {
+// --format takes table, csv, json, jsonl and the subcommand's `extra` formats.
+void add_output(CLI::App& app, Options& o, const std::vector<std::string>& extra = {}) {
   std::vector<std::string> formats{"table", "csv", "json", "jsonl"};
-  if (commands_format) formats.push_back("commands");
+  formats.insert(formats.end(), extra.begin(), extra.end());
   app.add_option("--format", o.format, "output format")->check(CLI::IsMember(formats))->capture_default_str();
   app.add_option("--out", o.out, "write the records to FILE instead of stdout");
 }
@@ -63,7 +64,7 @@ ParseResult parse_cli(int argc, const char* const* argv) {
 
   CLI::App* run = app.add_subcommand("run", "run each case: compile, execute, verify against the CPU reference, time");
   add_case_selection(*run, o);
-  add_output(*run, o, false);
+  add_output(*run, o);
   add_execution(*run, o);
   run->add_option("--dump", o.dump_dir, "write inputs, outputs and references as .npy + manifest.json under DIR/<case>/");
   run->add_option("--dump-when", o.dump_when, "which cases --dump writes")->check(CLI::IsMember({"all", "failed"}))
@@ -77,7 +78,7 @@ ParseResult parse_cli(int argc, const char* const* argv) {
 
   CLI::App* compile = app.add_subcommand("compile", "compile the cases' kernels into the disk cache");
   add_case_selection(*compile, o);
-  add_output(*compile, o, false);
+  add_output(*compile, o);
   compile->add_option("--arch", o.arch, "compile offline for this architecture (e.g. sm_90): no GPU needed");
   compile->add_option("--device", o.device, "GPU ordinal to compile for (without --arch)")->check(CLI::NonNegativeNumber);
   compile->add_flag("--strict", o.strict, "UNSUPPORTED cases count as failures");
@@ -85,14 +86,16 @@ ParseResult parse_cli(int argc, const char* const* argv) {
 
   CLI::App* list = app.add_subcommand("list", "print the expanded cases without running them");
   add_case_selection(*list, o);
-  add_output(*list, o, true);
+  add_output(*list, o, {"commands"});
   add_execution(*list, o);
   list->add_flag("-v,--verbose", o.verbosity, "more detail (forwarded by --format commands)");
 
-  CLI::App* support = app.add_subcommand("support", "print the support matrix of representative plans");
-  add_output(*support, o, false);
-  support->add_option("--arch", o.arch, "architecture the matrix is computed for")->capture_default_str();
-  support->add_flag("-v,--verbose", o.verbosity, "more detail: the reason of every unsupported cell");
+  CLI::App* support = app.add_subcommand(
+      "support", "print the support matrix of representative plans, from the solvers' applicability checks (no GPU, "
+                 "nothing compiled)");
+  add_output(*support, o, {"markdown"});
+  support->add_option("--arch", o.arch, "architecture the matrix is computed for (default sm_90)");
+  support->add_flag("-v,--verbose", o.verbosity, "let the library log to stderr");
 
   std::ostringstream out, err;
   try {

@@ -26,7 +26,7 @@ struct Options {
   std::string filter;                   // --filter REGEX on case names
 
   // Output.
-  std::string format = "table";  // table | csv | json | jsonl (list: also commands)
+  std::string format = "table";  // table | csv | json | jsonl (list: also commands; support: also markdown)
   std::string out;               // --out FILE ("" = stdout)
   int verbosity = 0;             // -v, -vv
   bool progress = true;          // --no-progress turns the bar off

@@ -189,6 +189,12 @@ void FusionPlan::compile_for_arch(const std::string& arch) {
   api_check(hipfuseCompileFusionPlanForArch(plan_, arch.c_str()), "hipfuseCompileFusionPlanForArch");
 }
 
+std::string FusionPlan::check_for_arch(const std::string& arch) const {
+  const char* solver = nullptr;
+  api_check(hipfuseCheckFusionPlanForArch(plan_, arch.c_str(), &solver), "hipfuseCheckFusionPlanForArch");
+  return solver;
+}
+
 PlanInfo FusionPlan::info() const {
   hipfuseFusionPlanInfo raw{};
   api_check(hipfuseGetFusionPlanInfo(plan_, &raw), "hipfuseGetFusionPlanInfo");

@@ -71,6 +71,9 @@ class FusionPlan {
 
   void compile(miopenHandle_t handle);           // throws ApiError
   void compile_for_arch(const std::string& arch);  // throws ApiError
+  // The kernel family that would take the plan on `arch`, from the solvers' applicability
+  // checks only (nothing compiled, no GPU). Throws ApiError with the reasons when none does.
+  std::string check_for_arch(const std::string& arch) const;
   PlanInfo info() const;
 
   // Sets every op's arguments from the tensors of one buffer set (ops of this plan only).

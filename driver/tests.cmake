@@ -8,6 +8,10 @@
 #   driver.list.*                     list and list --format commands work without a GPU
 #   driver.compile_arch.<spec>        compile --arch sm_90 of every spec under specs/ (label
 #                                     "compile"; the kernel cache lives in the build tree)
+#   driver.support*                   the support matrix: applicability checks only, so it
+#                                     must finish in seconds; an unknown --arch is a usage error
+#   docs.support_matrix               README.md's support matrix equals `support --format
+#                                     markdown` (scripts/update-support-matrix.sh regenerates it)
 if(NOT HIPFUSE_BUILD_TESTS)
   return()
 endif()
@@ -55,6 +59,17 @@ fusiondriver_test(list ARGS list specs/ci/fusions.toml RC 0 REGEX "\n[0-9]+ case
 fusiondriver_test(list_jsonl ARGS list specs/examples/cba.toml --format jsonl RC 0 REGEX "^\\{\"name\":")
 fusiondriver_test(list_commands ARGS list specs/examples/cba.toml --format commands --device 1 RC 0
                   REGEX "fusiondriver run --spec-text \"\\$\\(printf '[^\n]*'\\)\" --device 1\n")
+
+fusiondriver_test(support ARGS support RC 0 REGEX "\nCBA +conv \\+ bias \\+ ReLU +Conv" TIMEOUT 20)
+fusiondriver_test(support_markdown ARGS support --format markdown RC 0 REGEX "\n\\| CBA +\\| conv \\+ bias \\+ ReLU +\\| "
+                  TIMEOUT 20)
+fusiondriver_test(support_jsonl ARGS support --format jsonl RC 0 REGEX "^\\{\"table\":\"families\"" TIMEOUT 20)
+fusiondriver_test(support_bad_arch ARGS support --arch sm_nonsense RC 2
+                  REGEX "^fusiondriver: support: --arch sm_nonsense: unknown architecture" MAX_LINES 1)
+
+add_test(NAME docs.support_matrix
+         COMMAND bash ${PROJECT_SOURCE_DIR}/scripts/update-support-matrix.sh --check ${PROJECT_BINARY_DIR})
+set_tests_properties(docs.support_matrix PROPERTIES LABELS "driver;docs" TIMEOUT 60)
 
 file(GLOB _broken CONFIGURE_DEPENDS ${PROJECT_SOURCE_DIR}/tests/data/specs/*.toml)
 foreach(_spec IN LISTS _broken)

@@ -30,6 +30,22 @@ const TensorDesc& tensor_of(miopenTensorDescriptor_t desc, const char* role) {
   return checked_cast<TensorObject>(desc, role).desc;
 }
 
+// The target of an offline compile or check: `arch` without a device. BadParm for a null
+// or unknown architecture.
+Target offline_target(const char* arch) {
+  if (arch == nullptr) fail(Status::bad_parm, "arch is null");
+  if (!rt::is_known_arch(arch)) {
+    fail(Status::bad_parm, std::string("unknown architecture '") + arch + "' for the " + rt::platform_name() +
+                               " platform (e.g. " +
+                               (std::string(rt::platform_name()) == "nvidia" ? "sm_90" : "gfx90a") + ")");
+  }
+  Target target;
+  target.device = -1;
+  target.arch = arch;
+  target.warp_size = rt::warp_size_for_arch(arch);
+  return target;
+}
+
 }  // namespace
 
 extern "C" {
@@ -195,18 +211,19 @@ miopenStatus_t hipfuseCreateOpResidualAdd(miopenFusionPlanDescriptor_t fusePlanD
 miopenStatus_t hipfuseCompileFusionPlanForArch(miopenFusionPlanDescriptor_t fusePlanDesc, const char* arch) {
   return guarded(__func__, [&] {
     auto& plan = plan_of(fusePlanDesc);
-    if (arch == nullptr) fail(Status::bad_parm, "arch is null");
-    if (!rt::is_known_arch(arch)) {
-      fail(Status::bad_parm, std::string("unknown architecture '") + arch + "' for the " + rt::platform_name() +
-                                 " platform (e.g. " +
-                                 (std::string(rt::platform_name()) == "nvidia" ? "sm_90" : "gfx90a") + ")");
-    }
-    Target target;
-    target.device = -1;
-    target.arch = arch;
-    target.warp_size = rt::warp_size_for_arch(arch);
+    const Target target = offline_target(arch);
     plan.compiled_device = -1;
     plan.plan->compile_offline(target);
+  });
+}
+
+miopenStatus_t hipfuseCheckFusionPlanForArch(miopenFusionPlanDescriptor_t fusePlanDesc, const char* arch,
+                                             const char** solver) {
+  return guarded(__func__, [&] {
+    auto& plan = plan_of(fusePlanDesc);
+    auto& out = out_param(solver, "solver");
+    const Target target = offline_target(arch);
+    out = plan.plan->applicable_solver(target);  // solver names are static strings
   });
 }
 

@@ -211,6 +211,8 @@ void FusionPlan::compile(const Target& target) {
   if (env::is_enabled("MIOPEN_ENABLE_LOGGING_CMD")) log::write(log::Level::info, driver_command(*this));
 }
 
+const char* FusionPlan::applicable_solver(const Target& target) const { return choose_solver(*this, target).name(); }
+
 void FusionPlan::compile_offline(const Target& target) {
   invoker_.reset();
   compile_info_ = {};

@@ -57,6 +57,10 @@ class FusionPlan {
   // choice and errors as compile(); records compile_info() (kernel_launches = kernels
   // built) but leaves the plan uncompiled: executing needs compile() on a device.
   void compile_offline(const Target& target);
+  // The name of the solver compile() would use for `target`, from the solvers'
+  // applicability checks only: nothing is compiled and no GPU is needed. Same errors as
+  // compile(); the plan is unchanged.
+  const char* applicable_solver(const Target& target) const;
   bool compiled() const { return invoker_ != nullptr; }
   const Invoker& invoker() const { return *invoker_; }
   const CompileInfo& compile_info() const { return compile_info_; }

@@ -85,7 +85,9 @@ Applicability BnBackwardSolver::applies(const FusionPlan& plan, const Target&) c
   }
   if (auto why = unsupported_data_type(plan)) return Applicability::no(*why);
   if (plan.op_count() > 2 || (plan.op_count() == 2 && activation_of(plan) == nullptr)) {
-    const FusionOp& extra = *plan.ops()[activation_of(plan) ? 2 : 1];
+    // The first op past the pattern: the third when the second is an activation backward.
+    const bool act_second = is_a<ActivationBackwardOp>(*plan.ops()[1]);
+    const FusionOp& extra = *plan.ops()[act_second ? 2 : 1];
     return Applicability::no("BN backward fuses only as [BN backward] or [BN backward, activation backward]; " +
                              name_op(extra) + " cannot be part of it");
   }

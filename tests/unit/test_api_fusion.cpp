@@ -139,6 +139,38 @@ TEST_CASE("offline compile checks the architecture") {
   CHECK_STATUS(hipfuseCompileFusionPlanForArch(p.plan, ""), miopenStatusBadParm);
 }
 
+TEST_CASE("support check: the applicable solver without compiling, or the reasons") {
+  QuietLog quiet;
+  CbaPlan p;
+  const char* solver = nullptr;
+  CHECK_OK(hipfuseCheckFusionPlanForArch(p.plan, "sm_90", &solver));
+  REQUIRE(solver != nullptr);
+  CHECK_FALSE(std::string(solver).empty());
+  hipfuseFusionPlanInfo info{};
+  CHECK_OK(hipfuseGetFusionPlanInfo(p.plan, &info));
+  CHECK(info.compiled == 0);
+  CHECK(std::string(info.solver).empty());  // nothing was compiled
+
+  CHECK_STATUS(hipfuseCheckFusionPlanForArch(p.plan, "sm_90", nullptr), miopenStatusBadParm);
+  CHECK_STATUS(hipfuseCheckFusionPlanForArch(p.plan, nullptr, &solver), miopenStatusBadParm);
+  CHECK_STATUS(hipfuseCheckFusionPlanForArch(p.plan, "gfx_nonsense", &solver), miopenStatusBadParm);
+  CHECK_STATUS(hipfuseCheckFusionPlanForArch(nullptr, "sm_90", &solver), miopenStatusBadParm);
+
+  Tensor x(miopenInt32, 1, 4, 8, 8);
+  Tensor b(miopenInt32, 1, 4, 1, 1);
+  Plan unsupported(x);
+  miopenFusionOpDescriptor_t op;
+  REQUIRE(miopenCreateOpBiasForward(unsupported, &op, b) == miopenStatusSuccess);
+  solver = "unchanged";
+  CHECK_STATUS(hipfuseCheckFusionPlanForArch(unsupported, "sm_90", &solver), miopenStatusUnsupportedOp);
+  CHECK(last_error().find("no fused kernel supports this plan") != std::string::npos);
+  CHECK(std::string(solver) == "unchanged");
+
+  Plan horizontal(p.x, miopenHorizontalFusion);
+  REQUIRE(miopenCreateOpActivationForward(horizontal, &op, miopenActivationRELU) == miopenStatusSuccess);
+  CHECK_STATUS(hipfuseCheckFusionPlanForArch(horizontal, "sm_90", &solver), miopenStatusNotImplemented);
+}
+
 TEST_CASE("workspace is zero; algorithms are MIOpen's fixed list and have no effect") {
   QuietLog quiet;
   FakeHandle h;

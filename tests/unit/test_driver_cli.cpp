@@ -128,6 +128,10 @@ TEST_CASE("driver cli: compile, list and support") {
   const ParseResult s = parse_cli({"fusiondriver", "support"});
   REQUIRE_FALSE(s.exit);
   CHECK(s.options.arch == "sm_90");
+  const ParseResult md = parse_cli({"fusiondriver", "support", "--format", "markdown"});
+  REQUIRE_FALSE(md.exit);
+  CHECK(md.options.format == "markdown");
+  CHECK(parse_cli({"fusiondriver", "run", "s.toml", "--format", "markdown"}).exit);  // support only
 }
 
 TEST_CASE("driver cases: loading, CLI overrides and the filter") {

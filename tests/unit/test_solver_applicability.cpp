@@ -187,6 +187,10 @@ TEST_CASE("rejections name the reason") {
     PlanBuilder b(DataType::float32, {1, 4, 8, 8}, Lay::nchw);
     b.bn_backward(BatchNormMode::spatial).act_backward(ActivationMode::relu).act_backward(ActivationMode::relu);
     CHECK(contains(rejection(b.plan()), "[BN backward] or [BN backward, activation backward]"));
+    // The reason names the op past the pattern (op 2 here), not the activation backward.
+    const Applicability c = family("BnBackwardFused").applies(b.plan(), sm90());
+    CHECK_FALSE(c.applies);
+    CHECK(contains(c.reason, "op 2 (activ_bwd(relu)) cannot be part of it"));
   }
   SUBCASE("chains longer than the cap") {
     PlanBuilder a(DataType::float32, {1, 4, 8, 8}, Lay::nchw);

@@ -14,7 +14,7 @@
 extern "C" {
 #endif
 
-/* hipfuse's own version, "major.minor.patch". Never null. */
+/* hipfuse's own version, "major.minor.patch" (static storage). Never null; cannot fail. */
 MIOPEN_EXPORT const char* hipfuseGetVersionString(void);
 
 /* The reason for the most recent failed hipfuse/MIOpen call on this thread, or "" when the
@@ -51,11 +51,22 @@ MIOPEN_EXPORT miopenStatus_t hipfuseSetOpArgsResidualAdd(miopenOperatorArgs_t ar
 MIOPEN_EXPORT miopenStatus_t hipfuseCompileFusionPlanForArch(miopenFusionPlanDescriptor_t fusePlanDesc,
                                                              const char* arch);
 
+/* Which kernel family would take the plan on an architecture ("sm_90", ...), from the
+ * solvers' applicability checks alone: nothing is compiled, no GPU is needed, and the plan
+ * is left as it was. *solver is set to the family's name (static storage, never freed).
+ * Success; BadParm for a null/invalid plan, a null solver, a null arch or an architecture
+ * unknown to the platform; UnsupportedOp when no fused kernel supports the plan or it has
+ * no ops (the message gives every family's reason); NotImplemented for a horizontal plan.
+ * *solver is written only on Success. */
+MIOPEN_EXPORT miopenStatus_t hipfuseCheckFusionPlanForArch(miopenFusionPlanDescriptor_t fusePlanDesc,
+                                                           const char* arch, const char** solver);
+
 typedef struct {
   int compiled;           /* 1 when the plan can be executed */
   int opCount;            /* ops in the plan */
   const char* key;        /* the plan's canonical key (what decides its kernels) */
-  const char* solver;     /* the kernel family chosen by the last compile; "" before one */
+  const char* solver;     /* the kernel family chosen by the last compile; "" before one
+                             (hipfuseCheckFusionPlanForArch does not count as a compile) */
   int kernelLaunches;     /* kernels launched per execution (per compile for offline) */
   double compileMs;       /* wall time of the last compile, milliseconds */
   int cacheHit;           /* 1 when every kernel of the last compile came from a cache */

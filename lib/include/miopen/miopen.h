@@ -25,6 +25,12 @@
  * Kept from MIOpen because applications rely on them: alpha/beta pointers of
  * miopenSetOpArgs* are accepted and ignored (never dereferenced); BN parameters are fp32
  * for fp16/bf16 data; destroying a null object is a successful no-op.
+ *
+ * Statuses: each function below lists the statuses it returns. Besides those, any function
+ * returning miopenStatus_t can return miopenStatusAllocFailed when host memory runs out,
+ * miopenStatusInternalError for an unexpected failure inside hipfuse (with its text) and
+ * miopenStatusUnknownError for an exception of unknown kind. Every status other than
+ * Success leaves its reason for hipfuseGetLastErrorMessage().
  */
 #ifndef MIOPEN_GUARD_MIOPEN_H_
 #define MIOPEN_GUARD_MIOPEN_H_
@@ -90,7 +96,7 @@ typedef enum {
   miopenStatusInvalidValue = 2,         /* a null input array */
   miopenStatusBadParm = 3,              /* an invalid argument; the message says which */
   miopenStatusAllocFailed = 4,          /* out of host or device memory */
-  miopenStatusInternalError = 5,        /* a HIP / hipRTC failure; the message has its log */
+  miopenStatusInternalError = 5,        /* a HIP / hipRTC failure (with its log), or an unexpected error */
   miopenStatusNotImplemented = 6,       /* a feature hipfuse does not implement */
   miopenStatusUnknownError = 7,         /* an unexpected exception inside hipfuse */
   miopenStatusUnsupportedOp = 8,        /* no fused kernel supports the plan; the message says why */
