@@ -42,12 +42,22 @@ HF_DEVICE ColumnParams column_params(const hf::BnBackwardArgs& args, index_t col
           hf::load_float<param_t>(args.saved_mean, i), hf::load_float<param_t>(args.saved_inv_variance, i)};
 }
 
-HF_DEVICE Element element(const hf::BnBackwardArgs& args, const ColumnParams& c, index_t offset) {
-  const float xhat = (hf::load_float<data_t>(args.x, offset) - c.mean) * c.inv_std;
-  float dz = hf::load_float<data_t>(args.dy, offset);
+// The inputs of one element, loaded apart from the arithmetic so that loads can be batched.
+struct Loaded {
+  float x, dy, y;
+};
+
+HF_DEVICE Loaded load_element(const hf::BnBackwardArgs& args, index_t offset) {
+  constexpr bool reads_y = kHasActivation && hf::activation_backward_reads_y<kActivation>;
+  return {hf::load_float<data_t>(args.x, offset), hf::load_float<data_t>(args.dy, offset),
+          reads_y ? hf::load_float<data_t>(args.y, offset) : 0.0f};
+}
+
+HF_DEVICE Element element(const hf::BnBackwardArgs& args, const ColumnParams& c, const Loaded& in) {
+  const float xhat = (in.x - c.mean) * c.inv_std;
+  float dz = in.dy;
   if constexpr (kHasActivation) {
-    const float y = hf::activation_backward_reads_y<kActivation> ? hf::load_float<data_t>(args.y, offset) : 0.0f;
-    dz = hf::activation_backward<kActivation>(dz, fmaf(c.scale, xhat, c.bias), y, args.act_alpha, args.act_beta,
+    dz = hf::activation_backward<kActivation>(dz, fmaf(c.scale, xhat, c.bias), in.y, args.act_alpha, args.act_beta,
                                                args.act_gamma);
   }
   return {xhat, dz};
@@ -57,11 +67,13 @@ HF_DEVICE hf::GradientSums<float> thread_sums(const hf::BnBackwardArgs& args, co
   hf::GradientSums<float> sums{0.0f, 0.0f};
   if (!p.valid) return sums;
   const ColumnParams c = column_params(args, p.column);
-  for (index_t row = p.row_begin + p.row_lane; row < p.row_end; row += Tiling::tile_rows) {
-    const Element e = element(args, c, XGeom::offset(Tiles::coord(p.column, row)));
-    sums.dz += e.dz;
-    sums.xhat_dz = fmaf(e.xhat, e.dz, sums.xhat_dz);
-  }
+  Tiles::for_each_row(
+      p, [&](index_t row) { return load_element(args, XGeom::offset(Tiles::coord(p.column, row))); },
+      [&](index_t, const Loaded& in) {
+        const Element e = element(args, c, in);
+        sums.dz += e.dz;
+        sums.xhat_dz = fmaf(e.xhat, e.dz, sums.xhat_dz);
+      });
   return sums;
 }
 
@@ -79,11 +91,13 @@ HF_DEVICE void input_gradient(const hf::BnBackwardArgs& args, const Place& p, fl
   const ColumnParams c = column_params(args, p.column);
   const float k = c.scale * c.inv_std;
   const float mean_dz = dbias * inv_m, mean_xhat_dz = dscale * inv_m;
-  for (index_t row = p.row_begin + p.row_lane; row < p.row_end; row += Tiling::tile_rows) {
-    const hf::Coord at = Tiles::coord(p.column, row);
-    const Element e = element(args, c, XGeom::offset(at));
-    hf::store_float<data_t>(args.dx, YGeom::offset(at), k * (e.dz - mean_dz - e.xhat * mean_xhat_dz));
-  }
+  Tiles::for_each_row(
+      p, [&](index_t row) { return load_element(args, XGeom::offset(Tiles::coord(p.column, row))); },
+      [&](index_t row, const Loaded& in) {
+        const Element e = element(args, c, in);
+        const index_t dx_offset = YGeom::offset(Tiles::coord(p.column, row));
+        hf::store_float<data_t>(args.dx, dx_offset, k * (e.dz - mean_dz - e.xhat * mean_xhat_dz));
+      });
 }
 
 HF_DEVICE void reduce_phase(const hf::BnBackwardArgs& args) {

@@ -41,8 +41,8 @@ HF_DEVICE float load_x(const hf::BnForwardArgs& args, index_t column, index_t ro
 HF_DEVICE hf::Moments<float> thread_moments(const hf::BnForwardArgs& args, const Place& p) {
   if (!p.valid) return {0.0f, 0.0f, 0.0f};
   hf::ShiftedSums sums{load_x(args, p.column, 0), 0.0f, 0.0f, 0};
-  for (index_t row = p.row_begin + p.row_lane; row < p.row_end; row += Tiling::tile_rows)
-    sums.add(load_x(args, p.column, row));
+  Tiles::for_each_row(
+      p, [&](index_t row) { return load_x(args, p.column, row); }, [&](index_t, float x) { sums.add(x); });
   return sums.moments();
 }
 
@@ -71,13 +71,14 @@ HF_DEVICE void normalize(const hf::BnForwardArgs& args, const Place& p, float me
   const index_t i = Tiles::parameter_index(p.column);
   const float scale = hf::load_float<param_t>(args.scale, i) * inv_std;
   const float bias = hf::load_float<param_t>(args.bias, i);
-  for (index_t row = p.row_begin + p.row_lane; row < p.row_end; row += Tiling::tile_rows) {
-    const hf::Coord at = Tiles::coord(p.column, row);
-    const float x = hf::load_float<data_t>(args.x, XGeom::offset(at));
-    const index_t y_offset = YGeom::offset(at);
-    const float v = fmaf(x - mean, scale, bias);  // x - mean first: exact-ish when |mean| >> std
-    hf::store_float<data_t>(args.y, y_offset, Epilogue::apply(v, at, y_offset, args.chain));
-  }
+  Tiles::for_each_row(
+      p, [&](index_t row) { return load_x(args, p.column, row); },
+      [&](index_t row, float x) {
+        const hf::Coord at = Tiles::coord(p.column, row);
+        const index_t y_offset = YGeom::offset(at);
+        const float v = fmaf(x - mean, scale, bias);  // x - mean first: exact-ish when |mean| >> std
+        hf::store_float<data_t>(args.y, y_offset, Epilogue::apply(v, at, y_offset, args.chain));
+      });
 }
 
 HF_DEVICE void reduce_phase(const hf::BnForwardArgs& args) {

@@ -16,8 +16,13 @@ using namespace hf_plan;
 using hf::index_t;
 
 constexpr int kLanes = hf::kLanes16<data_t>;
-constexpr bool kVectorizable = XGeom::packed && YGeom::packed && hf::same_addressing<XGeom, YGeom> &&
-                               YGeom::inner_dim >= 0 && YGeom::inner_length % kLanes == 0;
+constexpr bool kSamePacked = XGeom::packed && YGeom::packed && hf::same_addressing<XGeom, YGeom>;
+// Vectors along the stride-1 dimension: the lanes of a vector differ in one coordinate only.
+constexpr bool kVectorizable = kSamePacked && YGeom::inner_dim >= 0 && YGeom::inner_length % kLanes == 0;
+// Otherwise (NCHW with a 7x7 or 14x14 plane, say) vectors of the flat memory order, each lane's
+// coordinates recomputed: the chain reads only the ones it needs (usually just the channel),
+// and the compiler drops the rest.
+constexpr bool kFlatVectorizable = kSamePacked && !kVectorizable && YGeom::elements >= kLanes;
 
 HF_DEVICE index_t first_index() { return static_cast<index_t>(blockIdx.x) * blockDim.x + threadIdx.x; }
 HF_DEVICE index_t grid_stride() { return static_cast<index_t>(gridDim.x) * blockDim.x; }
@@ -46,12 +51,35 @@ HF_DEVICE void run_vector(const hf::PointwiseArgs& args) {
   }
 }
 
+HF_DEVICE void run_flat_vector(const hf::PointwiseArgs& args) {
+  constexpr index_t vectors = YGeom::elements / kLanes;
+  for (index_t vi = first_index(); vi < vectors; vi += grid_stride()) {
+    const index_t base = vi * kLanes;
+    float v[kLanes];
+    hf::load16<data_t>(args.x, base, v);
+#pragma unroll
+    for (int j = 0; j < kLanes; ++j)
+      v[j] = Chain::apply(v[j], YGeom::coord_of_packed_offset(base + j), base + j, args.chain);
+    hf::store16<data_t>(args.y, base, v);
+  }
+  // The last elements % kLanes elements, one per thread.
+  for (index_t i = vectors * kLanes + first_index(); i < YGeom::elements; i += grid_stride()) {
+    const hf::Coord at = YGeom::coord_of_packed_offset(i);
+    hf::store_float<data_t>(args.y, i, Chain::apply(hf::load_float<data_t>(args.x, i), at, i, args.chain));
+  }
+}
+
 }  // namespace
 
 HF_KERNEL void __launch_bounds__(kBlockSize) hf_pointwise(hf::PointwiseArgs args) {
   if constexpr (kVectorizable) {
     if (args.vector_ok) {
       run_vector(args);
+      return;
+    }
+  } else if constexpr (kFlatVectorizable) {
+    if (args.vector_ok) {
+      run_flat_vector(args);
       return;
     }
   }

@@ -65,6 +65,23 @@ struct ColumnTiling {
     return p;
   }
 
+  // use(row, load(row)) over this thread's rows, in order. Loads are issued kBatch rows at a
+  // time before their uses, so each thread keeps several memory requests in flight (one at a
+  // time leaves the memory system idle; stores in `use` would otherwise order later loads).
+  static constexpr int kBatch = 4;
+  template <class Load, class Use>
+  static HF_DEVICE void for_each_row(const Place& p, Load load, Use use) {
+    index_t row = p.row_begin + p.row_lane;
+    for (; row + (kBatch - 1) * T::tile_rows < p.row_end; row += kBatch * T::tile_rows) {
+      decltype(load(row)) values[kBatch];
+#pragma unroll
+      for (int b = 0; b < kBatch; ++b) values[b] = load(row + b * T::tile_rows);
+#pragma unroll
+      for (int b = 0; b < kBatch; ++b) use(row + b * T::tile_rows, values[b]);
+    }
+    for (; row < p.row_end; row += T::tile_rows) use(row, load(row));
+  }
+
   // Merges the accumulators of the threads that share a column (tree over row lanes);
   // every thread gets its column's result. `shared` holds `threads` accumulators.
   template <class Acc>
