@@ -2,6 +2,7 @@
 
 #include "common/env.h"
 #include "common/log.h"
+#include "runtime/cache_sweep.h"
 
 #include <atomic>
 #include <cstring>
@@ -95,6 +96,7 @@ bool DiskCache::write(const Digest& key, const std::vector<char>& payload) const
   if (!enabled_) return false;
   std::error_code ec;
   std::filesystem::create_directories(directory_, ec);
+  remove_stale_temporaries_once(directory_);
   const auto final_path = entry_path(key);
   const auto temp_path = directory_ / (key.hex() + ".tmp." + unique_suffix());
   Digest sum = digest_of(std::string_view(payload.data(), payload.size()));
