@@ -10,6 +10,7 @@
 #include <array>
 #include <functional>
 #include <map>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -18,6 +19,18 @@
 #include "spec_toml.h"
 
 namespace hipfuse::driver::detail {
+
+// ---- Characters (spec_text_check.cpp) ------------------------------------------------------
+
+// A character toml++ 3.3.0 must not be given (it can reach undefined behaviour on it).
+struct TextProblem {
+  int line = 0;
+  int column = 0;       // in characters, from 1
+  std::string message;
+};
+// The first non-ASCII character outside strings and comments, non-ASCII character where
+// toml++ skips whitespace inside a basic string, or invalid UTF-8; nullopt when none.
+std::optional<TextProblem> find_unsafe_character(std::string_view text);
 
 // ---- Schema (spec_schema.cpp) --------------------------------------------------------------
 

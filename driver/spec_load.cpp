@@ -78,6 +78,11 @@ std::string key_on_line(std::string_view text, size_t line) {
 }
 
 toml::table parse_document(std::string_view text, const std::string& origin) {
+  if (auto problem = detail::find_unsafe_character(text)) {
+    const auto line = static_cast<size_t>(problem->line);
+    throw SpecError(origin, problem->line, key_on_line(text, line),
+                    fmt::format("column {}: {}", problem->column, problem->message));
+  }
   toml::table doc;
   try {
     doc = toml::parse(text, origin);
@@ -97,8 +102,12 @@ Override parse_override(const std::string& arg, const std::string& origin) {
   if (!is_dotted_key(key))
     throw SpecError(origin, 0, key, "a --set key is a dotted path such as dtype, op.0.k or timing.iters");
   if (value.empty()) throw SpecError(origin, 0, key, "--set needs a value after '='");
+  const std::string text = fmt::format("{} = {}", key, quote_bare_words(value));
+  if (auto problem = detail::find_unsafe_character(text)) {
+    throw SpecError(origin, 0, key, fmt::format("cannot read the --set value '{}': {}", value, problem->message));
+  }
   try {
-    return Override{key, toml::parse(fmt::format("{} = {}", key, quote_bare_words(value)), std::string_view("--set"))};
+    return Override{key, toml::parse(text, std::string_view("--set"))};
   } catch (const toml::parse_error& e) {
     throw SpecError(origin, 0, key, fmt::format("cannot read the --set value '{}': {}", value, e.description()));
   }

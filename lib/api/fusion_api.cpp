@@ -7,6 +7,7 @@
 #include <hipfuse/hipfuse.h>
 
 #include <memory>
+#include <mutex>
 
 using namespace hipfuse;
 using namespace hipfuse::api;
@@ -232,11 +233,19 @@ miopenStatus_t hipfuseGetFusionPlanInfo(miopenFusionPlanDescriptor_t fusePlanDes
     auto& plan = plan_of(fusePlanDesc);
     auto& out = out_param(info, "info");
     const FusionPlan& p = *plan.plan;
-    plan.info_key = p.key();
     hipfuseFusionPlanInfo result{};
+    {
+      // The key only changes when ops are added (which needs the caller's exclusive use):
+      // a string handed out before stays valid while the plan is unchanged.
+      std::lock_guard<std::mutex> lock(plan.info_mutex);
+      if (plan.info_key_ops != p.op_count()) {
+        plan.info_key = p.key();
+        plan.info_key_ops = p.op_count();
+      }
+      result.key = plan.info_key.c_str();
+    }
     result.compiled = p.compiled() ? 1 : 0;
     result.opCount = p.op_count();
-    result.key = plan.info_key.c_str();
     result.solver = p.compile_info().solver.c_str();
     result.kernelLaunches = p.compile_info().kernel_launches;
     result.compileMs = p.compile_info().milliseconds;

@@ -18,6 +18,7 @@
 #include <cstring>
 #include <map>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <vector>
 
@@ -127,7 +128,11 @@ struct PlanObject : Object<miopenFusionPlanDescriptor, Tag::plan> {
   std::vector<OpObject*> ops;  // owned; destroyed (quarantined) with the plan
   int compiled_device = -1;    // the device its kernels are loaded on
   miopenConvFwdAlgorithm_t algo = miopenConvolutionFwdAlgoDirect;  // stored, no effect
-  std::string info_key;        // storage for hipfuseGetFusionPlanInfo's strings
+  // hipfuseGetFusionPlanInfo's key string, recomputed (under the mutex) only when ops were
+  // added since: concurrent calls, and executions, of an unchanged plan only read it.
+  std::mutex info_mutex;
+  std::string info_key;
+  int info_key_ops = -1;  // the op count info_key was computed for
   void release();
 };
 

@@ -2,6 +2,7 @@
 
 #include "common/env.h"
 #include "common/log.h"
+#include "runtime/cache_sweep.h"
 
 #include <atomic>
 #include <cstring>
@@ -36,6 +37,17 @@ std::string unique_suffix() {
   return std::to_string(::getpid()) + "." + std::to_string(counter++) + "." + std::to_string(rng() % 1000000007ULL);
 }
 
+// Bytes from the read position to the end of the open file (0 if it cannot be told).
+// Measured on the stream, not the path, which a concurrent writer may rename over.
+std::uint64_t remaining_bytes(std::ifstream& in) {
+  const auto here = in.tellg();
+  in.seekg(0, std::ios::end);
+  const auto end = in.tellg();
+  in.seekg(here);
+  if (here < 0 || end < here || !in) return 0;
+  return static_cast<std::uint64_t>(end - here);
+}
+
 }  // namespace
 
 DiskCache DiskCache::from_environment() {
@@ -67,6 +79,11 @@ DiskCache::Lookup DiskCache::read(const Digest& key, std::vector<char>& payload)
   if (header.format_version != kFormatVersion) return reject("other format version");
   if (header.key_hi != key.hi || header.key_lo != key.lo) return reject("key mismatch");
   if (header.payload_size == 0 || header.payload_size > (1ULL << 32)) return reject("implausible size");
+  // Compare with what the file really holds before allocating: a corrupt header must not
+  // cost the announced size in memory.
+  const std::uint64_t available = remaining_bytes(in);
+  if (available < header.payload_size) return reject("truncated payload");
+  if (available > header.payload_size) return reject("trailing bytes");
   payload.resize(header.payload_size);
   if (!in.read(payload.data(), static_cast<std::streamsize>(payload.size()))) return reject("truncated payload");
   if (in.peek() != std::ifstream::traits_type::eof()) return reject("trailing bytes");
@@ -79,6 +96,7 @@ bool DiskCache::write(const Digest& key, const std::vector<char>& payload) const
   if (!enabled_) return false;
   std::error_code ec;
   std::filesystem::create_directories(directory_, ec);
+  remove_stale_temporaries_once(directory_);
   const auto final_path = entry_path(key);
   const auto temp_path = directory_ / (key.hex() + ".tmp." + unique_suffix());
   Digest sum = digest_of(std::string_view(payload.data(), payload.size()));

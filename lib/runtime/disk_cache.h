@@ -5,6 +5,8 @@
 // payload. Writes go to a temporary file in the same directory and are renamed into
 // place, so concurrent writers (threads or processes) never expose a torn entry. A
 // truncated, corrupted or foreign entry is reported at info level, removed and rebuilt.
+// Temporaries of writers killed mid-write are removed, once they are an hour old, at the
+// first write into the directory in a process (runtime/cache_sweep.h).
 #pragma once
 
 #include "runtime/digest.h"

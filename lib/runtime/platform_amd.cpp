@@ -73,7 +73,12 @@ std::vector<char> rtc_program_code(hiprtcProgram program) {
 
 hipModule_t load_module(const std::vector<char>& code) {
   hipModule_t module = nullptr;
-  check(hipModuleLoadData(&module, code.data()), "loading the compiled kernel");
+  const hipError_t err = hipModuleLoadData(&module, code.data());
+  if (err != hipSuccess) {
+    // Out of device memory is AllocFailed, as for any device allocation.
+    fail(err == hipErrorOutOfMemory ? Status::alloc_failed : Status::internal_error,
+         std::string("loading the compiled kernel failed: ") + hipGetErrorString(err));
+  }
   return module;
 }
 

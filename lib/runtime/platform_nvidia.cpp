@@ -181,7 +181,9 @@ hipModule_t load_module(const std::vector<char>& code) {
   hipModule_t module = nullptr;
   hipError_t err = hipModuleLoadDataEx(&module, code.data(), 2, options, values);
   if (err != hipSuccess) {
-    fail(Status::internal_error,
+    // A full device is the caller's to resolve (AllocFailed, as for any device allocation);
+    // the failed load is not cached, so a later compile retries it.
+    fail(err == hipErrorOutOfMemory ? Status::alloc_failed : Status::internal_error,
          std::string("loading the compiled kernel failed: ") + hipGetErrorString(err) + "\n" + error_log);
   }
   return module;

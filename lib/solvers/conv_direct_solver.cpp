@@ -57,16 +57,18 @@ struct ConvConfig {
   dim3 grid;
 };
 
-int pow2_at_least(std::int64_t v) {
+// The smallest power of two >= v, capped at kMaxTileK: an uncapped int would overflow
+// (and the loop never end) for more than 2^30 output channels per group.
+int tile_k_for(std::int64_t v) {
   int p = 1;
-  while (p < v) p *= 2;
+  while (p < v && p < kMaxTileK) p *= 2;
   return p;
 }
 
 // Tiles that fit the weights in shared memory, or the reason there are none.
 std::optional<ConvConfig> choose_config(const ConvShape& s, std::string* why) {
   ConvConfig c;
-  c.tile_k = std::min(kMaxTileK, pow2_at_least(s.k_per_group()));
+  c.tile_k = tile_k_for(s.k_per_group());
   const std::int64_t tap_bytes = s.taps() * 4;
   while (c.tile_k > 1 && c.tile_k * tap_bytes > kStaticSharedLimit) c.tile_k /= 2;
   if (c.tile_k * tap_bytes > kStaticSharedLimit) {

@@ -59,13 +59,9 @@ std::string check_round_trip(const driver::Case& c) {
 }  // namespace
 
 std::string check_spec_input(const std::uint8_t* data, std::size_t size, bool avoid_open_issues) {
-  std::string storage(reinterpret_cast<const char*>(data), size);
-  if (avoid_open_issues) {
-    for (char& ch : storage) {
-      if (static_cast<unsigned char>(ch) >= 0x80) ch = '?';
-    }
-  }
-  const std::string_view text(storage);
+  // No open issue to steer around now (toml-unicode-unreachable, the last, is fixed).
+  (void)avoid_open_issues;
+  const std::string_view text(reinterpret_cast<const char*>(data), size);
   const std::vector<std::string> overrides = overrides_in(text);
   std::vector<driver::Case> cases;
   try {

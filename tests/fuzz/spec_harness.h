@@ -18,10 +18,9 @@ namespace hipfuse::fuzz {
 //     describe() / repro_command() of it do not throw.
 // Returns "" when every rule held, otherwise the first rule broken (with the details).
 //
-// avoid_open_issues: first replace every byte >= 0x80 by '?', to stay clear of the open
-// issue toml-unicode-unreachable (docs/RELIABILITY.md): toml++ 3.3.0 (Debian 12) reaches
-// __builtin_unreachable() for a non-ASCII character where a key or value should start
-// (marzer/tomlplusplus#295, fixed upstream by PR #305). false (HIPFUSE_FUZZ_STRICT=1): as is.
+// avoid_open_issues: steer the input clear of bugs reported and still open (none now; the
+// last, toml-unicode-unreachable, is fixed: docs/RELIABILITY.md). false (HIPFUSE_FUZZ_STRICT=1):
+// the input as is.
 std::string check_spec_input(const std::uint8_t* data, std::size_t size, bool avoid_open_issues = true);
 
 }  // namespace hipfuse::fuzz

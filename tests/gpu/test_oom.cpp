@@ -126,12 +126,10 @@ TEST_CASE("oom: device scratch that cannot be allocated at compile is AllocFaile
   CHECK(miopenCompileFusionPlan(h, again.plan) == miopenStatusSuccess);
 }
 
-// Open bug module-oom (owner: runtime, lib/runtime/platform_nvidia.cpp load_module, and
-// platform_amd.cpp): hipModuleLoadDataEx's hipErrorOutOfMemory becomes InternalError
-// ("loading the compiled kernel failed: out of memory", seen on the H200). Fix sketch: map
-// hipErrorOutOfMemory to Status::alloc_failed there. Remove should_fail with the fix.
-TEST_CASE("oom (open bug module-oom): a kernel module that cannot be loaded is AllocFailed, and the next compile works" *
-          doctest::should_fail()) {
+// Fixed bug module-oom (lib/runtime/platform_nvidia.cpp / platform_amd.cpp load_module):
+// hipModuleLoadDataEx's hipErrorOutOfMemory was reported as InternalError ("loading the
+// compiled kernel failed: out of memory", seen on the H200); it is AllocFailed now.
+TEST_CASE("oom (fixed bug module-oom): a kernel module that cannot be loaded is AllocFailed, and the next compile works") {
   Handle h;
   BnTrainingPlan p;
   // Nothing loaded in this process: the compile must load the module (from the disk cache
@@ -185,9 +183,8 @@ TEST_CASE("oom: a compiled plan still executes with the device full (execution a
   (void)miopenDestroyFusionPlan(plan);
 }
 
-// Same open bug module-oom, through the one-shot call.
-TEST_CASE("oom (open bug module-oom): the one-shot conv+bias+activation call is AllocFailed when its first compile cannot load" *
-          doctest::should_fail()) {
+// Same fixed bug module-oom, through the one-shot call.
+TEST_CASE("oom (fixed bug module-oom): the one-shot conv+bias+activation call is AllocFailed when its first compile cannot load") {
   Handle h;
   Desc x(miopenFloat, {1, 3, 9, 9}), w(miopenFloat, {5, 3, 3, 3}), y(miopenFloat, {1, 5, 9, 9}), b(miopenFloat, {1, 5, 1, 1});
   miopenConvolutionDescriptor_t conv = nullptr;

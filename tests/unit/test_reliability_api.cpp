@@ -157,17 +157,15 @@ TEST_CASE("reliability (fixed bug create-null-output-leak): a null output alloca
   }
 }
 
-// conv-direct-huge-k (owner: kernels/solvers, lib/solvers/conv_direct_solver.cpp). For a
-// convolution with more than 2^30 output channels per group, choose_config calls
-// pow2_at_least(k_per_group), whose `int p` doubles past 2^30: signed overflow (UBSan, found by
-// fuzz_api: "1073741824 * 2 cannot be represented in type 'int'"), after which p wraps to 0 and
-// the loop never ends: miopenCompileFusionPlan / hipfuseCompileFusionPlanForArch hang. Such a
-// plan is only descriptors (no memory is needed to describe it). Expected: an answer
-// (UnsupportedOp with the reason, or a compile) in bounded time. Fix sketch: clamp before
-// rounding up, pow2_at_least(std::min<std::int64_t>(v, kMaxTileK)). Regression input:
-// tests/fuzz/regressions/fuzz_api/conv-direct-huge-k.bin.
-TEST_CASE("reliability (open bug conv-direct-huge-k): the solvers answer for a conv with 2^30+1 output channels" *
-          doctest::should_fail()) {
+// conv-direct-huge-k (fixed: lib/solvers/conv_direct_solver.cpp caps the rounding at the
+// largest tile). For a convolution with more than 2^30 output channels per group,
+// choose_config rounded k_per_group up to a power of two in an int, which doubled past 2^30:
+// signed overflow (UBSan, found by fuzz_api: "1073741824 * 2 cannot be represented in type
+// 'int'"), after which it wrapped to 0 and the loop never ended: miopenCompileFusionPlan /
+// hipfuseCompileFusionPlanForArch hung. Such a plan is only descriptors (no memory is needed
+// to describe it). Expected: an answer (UnsupportedOp with the reason, or a compile) in
+// bounded time. Regression input: tests/fuzz/regressions/fuzz_api/conv-direct-huge-k.bin.
+TEST_CASE("reliability (fixed bug conv-direct-huge-k): the solvers answer for a conv with 2^30+1 output channels") {
   CHECK(behaves([] {
           ::alarm(5);  // applicability is arithmetic on descriptors; a hang ends the child with SIGALRM
           using namespace hipfuse;

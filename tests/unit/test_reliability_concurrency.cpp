@@ -3,6 +3,7 @@
 // process, on the same and on different kernels. Everything must succeed, every entry left
 // in the directory must be valid, no temporary may remain, identical requests must give
 // identical binaries, and the counters must add up: compiles + disk hits == requests.
+// Also: 8 threads reading one plan's info (hipfuseGetFusionPlanInfo) at once.
 #include "test_reliability_support.h"
 
 #include "api/objects.h"
@@ -246,4 +247,48 @@ TEST_CASE("reliability: 8 threads compiling plans offline through the C API") {
   for (const auto& [plan_key, n] : solvers) kernels += static_cast<std::size_t>(n);
   CHECK(solvers.size() == 5);
   check_directory(dir.path(), kernels);
+}
+
+// hipfuseGetFusionPlanInfo used to recompute the key string inside the plan on every call:
+// two threads asking at once raced, and one thread's call moved the string another thread
+// held. It only reads an unchanged plan now: 8 threads asking 1000 times each all see the
+// same pointer, and adding an op gives the new key.
+TEST_CASE("reliability: 8 threads reading one plan's info at once share one stable key string") {
+  miopenTensorDescriptor_t x = nullptr, b = nullptr;
+  miopenFusionPlanDescriptor_t plan = nullptr;
+  miopenFusionOpDescriptor_t op = nullptr;
+  REQUIRE(miopenCreateTensorDescriptor(&x) == miopenStatusSuccess);
+  REQUIRE(miopenCreateTensorDescriptor(&b) == miopenStatusSuccess);
+  REQUIRE(miopenSet4dTensorDescriptor(x, miopenFloat, 2, 8, 16, 16) == miopenStatusSuccess);
+  REQUIRE(miopenSet4dTensorDescriptor(b, miopenFloat, 1, 8, 1, 1) == miopenStatusSuccess);
+  REQUIRE(miopenCreateFusionPlan(&plan, miopenVerticalFusion, x) == miopenStatusSuccess);
+  REQUIRE(miopenCreateOpBiasForward(plan, &op, b) == miopenStatusSuccess);
+  hipfuseFusionPlanInfo first{};
+  REQUIRE(hipfuseGetFusionPlanInfo(plan, &first) == miopenStatusSuccess);
+  const std::string key = first.key;
+  std::atomic<int> wrong{0};
+  std::vector<std::thread> threads;
+  for (int t = 0; t < 8; ++t) {
+    threads.emplace_back([&] {
+      for (int i = 0; i < 1000; ++i) {
+        hipfuseFusionPlanInfo info{};
+        if (hipfuseGetFusionPlanInfo(plan, &info) != miopenStatusSuccess || info.key != first.key || info.opCount != 1) {
+          ++wrong;
+        }
+      }
+    });
+  }
+  for (auto& t : threads) t.join();
+  CHECK(wrong == 0);
+  CHECK(std::string(first.key) == key);  // the string first handed out is intact
+
+  REQUIRE(miopenCreateOpActivationForward(plan, &op, miopenActivationRELU) == miopenStatusSuccess);
+  hipfuseFusionPlanInfo after{};
+  REQUIRE(hipfuseGetFusionPlanInfo(plan, &after) == miopenStatusSuccess);
+  CHECK(after.opCount == 2);
+  CHECK(std::string(after.key) == static_cast<api::PlanObject*>(plan)->plan->key());
+  CHECK(std::string(after.key) != key);
+  CHECK(miopenDestroyFusionPlan(plan) == miopenStatusSuccess);
+  CHECK(miopenDestroyTensorDescriptor(x) == miopenStatusSuccess);
+  CHECK(miopenDestroyTensorDescriptor(b) == miopenStatusSuccess);
 }

@@ -74,7 +74,8 @@ typedef struct {
 
 /* What the plan is and what its last compile (miopenCompileFusionPlan or
  * hipfuseCompileFusionPlanForArch) did. The strings stay valid until the plan is changed,
- * compiled or destroyed, or this function is called for it again.
+ * compiled or destroyed. Reads the plan only: several threads may call it, and execute the
+ * plan, at once.
  * Success; BadParm for a null/invalid plan or a null info. */
 MIOPEN_EXPORT miopenStatus_t hipfuseGetFusionPlanInfo(miopenFusionPlanDescriptor_t fusePlanDesc,
                                                       hipfuseFusionPlanInfo* info);
