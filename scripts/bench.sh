@@ -9,7 +9,7 @@ usage: scripts/bench.sh BUILD_DIR OUT_DIR [--quick | --full | --set NAME] [--bud
                         [--compile-case-timeout S] [--skip hipfuse|peers|compile] [--md PATH]
 
   default set: 66 cases, budget 450 s (what the budget does not reach is listed as skipped)
-  --set wide:  104 cases (about 12 min);  --quick: the 7 headline cases;
+  --set wide:  104 cases (about 12 min);  --quick: the 7 headline cases;  --set na: the 15 NA cases;
   --full:      all 336 cases (give it --budget 3600)
 
 OUT_DIR gets PERF.md, summary.json, perf.csv and bench-raw.tar.gz (every raw record and log); the

@@ -254,6 +254,8 @@ SETS["wide"] = SETS["default"] + [
     "cbna_bf16_nhwc", "cba_fp16_nchw_more",
     "na_inference_fp16_nchw", "na_fwd_training_fp16_nchw", "na_bwd_training_fp16_nchw",
 ]
+# The BN families alone (fp32 NCHW, 5 ResNet-50 shapes each): for work on the NA kernels.
+SETS["na"] = ["na_inference_fp32_nchw", "na_fwd_training_fp32_nchw", "na_bwd_training_fp32_nchw"]
 SETS["full"] = SETS["default"] + [s for s in SPEC_FILES if s not in SETS["default"]]
 
 
