@@ -51,4 +51,13 @@ hipModule_t load_module(const std::vector<char>& code);
 // Allows a kernel more than the default dynamic shared memory.
 void set_max_dynamic_shared_memory(hipFunction_t kernel, int bytes);
 
+// Stream capture into a graph and its replay, for code that checks that execution is
+// capture-safe. (HIP 5.2's NVIDIA header declares these for nvcc only.)
+hipError_t stream_begin_capture(hipStream_t stream);
+hipError_t stream_end_capture(hipStream_t stream, hipGraph_t* graph);
+hipError_t graph_instantiate(hipGraphExec_t* exec, hipGraph_t graph);
+hipError_t graph_launch(hipGraphExec_t exec, hipStream_t stream);
+hipError_t graph_exec_destroy(hipGraphExec_t exec);
+hipError_t graph_destroy(hipGraph_t graph);
+
 }  // namespace hipfuse::rt

@@ -84,4 +84,13 @@ hipModule_t load_module(const std::vector<char>& code) {
 
 void set_max_dynamic_shared_memory(hipFunction_t, int) {}
 
+hipError_t stream_begin_capture(hipStream_t stream) { return hipStreamBeginCapture(stream, hipStreamCaptureModeGlobal); }
+hipError_t stream_end_capture(hipStream_t stream, hipGraph_t* graph) { return hipStreamEndCapture(stream, graph); }
+hipError_t graph_instantiate(hipGraphExec_t* exec, hipGraph_t graph) {
+  return hipGraphInstantiate(exec, graph, nullptr, nullptr, 0);
+}
+hipError_t graph_launch(hipGraphExec_t exec, hipStream_t stream) { return hipGraphLaunch(exec, stream); }
+hipError_t graph_exec_destroy(hipGraphExec_t exec) { return hipGraphExecDestroy(exec); }
+hipError_t graph_destroy(hipGraph_t graph) { return hipGraphDestroy(graph); }
+
 }  // namespace hipfuse::rt

@@ -196,4 +196,19 @@ void set_max_dynamic_shared_memory(hipFunction_t kernel, int bytes) {
   }
 }
 
+hipError_t stream_begin_capture(hipStream_t stream) {
+  return hipCUDAErrorTohipError(cudaStreamBeginCapture(stream, cudaStreamCaptureModeGlobal));
+}
+hipError_t stream_end_capture(hipStream_t stream, hipGraph_t* graph) {
+  return hipCUDAErrorTohipError(cudaStreamEndCapture(stream, graph));
+}
+hipError_t graph_instantiate(hipGraphExec_t* exec, hipGraph_t graph) {
+  return hipCUDAErrorTohipError(cudaGraphInstantiate(exec, graph, 0));
+}
+hipError_t graph_launch(hipGraphExec_t exec, hipStream_t stream) {
+  return hipCUDAErrorTohipError(cudaGraphLaunch(exec, stream));
+}
+hipError_t graph_exec_destroy(hipGraphExec_t exec) { return hipCUDAErrorTohipError(cudaGraphExecDestroy(exec)); }
+hipError_t graph_destroy(hipGraph_t graph) { return hipCUDAErrorTohipError(cudaGraphDestroy(graph)); }
+
 }  // namespace hipfuse::rt

@@ -7,29 +7,6 @@ using namespace hipfuse::test;
 
 namespace {
 
-// HIP 5.2's NVIDIA header declares the graph calls only for nvcc (__CUDACC__); host code
-// built with g++ reaches the same CUDA runtime calls directly. (The platform layer could
-// export these; until then this shim is the only vendor split in the tests.)
-#if defined(__HIP_PLATFORM_NVIDIA__) && !defined(__CUDACC__)
-hipError_t begin_capture(hipStream_t s) {
-  return hipCUDAErrorTohipError(cudaStreamBeginCapture(s, cudaStreamCaptureModeGlobal));
-}
-hipError_t end_capture(hipStream_t s, hipGraph_t* g) { return hipCUDAErrorTohipError(cudaStreamEndCapture(s, g)); }
-hipError_t instantiate(hipGraphExec_t* e, hipGraph_t g) {
-  return hipCUDAErrorTohipError(cudaGraphInstantiate(e, g, 0));
-}
-hipError_t graph_launch(hipGraphExec_t e, hipStream_t s) { return hipCUDAErrorTohipError(cudaGraphLaunch(e, s)); }
-hipError_t exec_destroy(hipGraphExec_t e) { return hipCUDAErrorTohipError(cudaGraphExecDestroy(e)); }
-hipError_t graph_destroy(hipGraph_t g) { return hipCUDAErrorTohipError(cudaGraphDestroy(g)); }
-#else
-hipError_t begin_capture(hipStream_t s) { return hipStreamBeginCapture(s, hipStreamCaptureModeGlobal); }
-hipError_t end_capture(hipStream_t s, hipGraph_t* g) { return hipStreamEndCapture(s, g); }
-hipError_t instantiate(hipGraphExec_t* e, hipGraph_t g) { return hipGraphInstantiate(e, g, nullptr, nullptr, 0); }
-hipError_t graph_launch(hipGraphExec_t e, hipStream_t s) { return hipGraphLaunch(e, s); }
-hipError_t exec_destroy(hipGraphExec_t e) { return hipGraphExecDestroy(e); }
-hipError_t graph_destroy(hipGraph_t g) { return hipGraphDestroy(g); }
-#endif
-
 void capture_and_replay(std::unique_ptr<FusionPlan> plan, std::uint64_t seed) {
   FusedCase c(std::move(plan), seed, 1.0);
   c.compile();
@@ -37,20 +14,20 @@ void capture_and_replay(std::unique_ptr<FusionPlan> plan, std::uint64_t seed) {
   HF_REQUIRE_HIP(hipStreamCreate(&stream));
   hipGraph_t graph = nullptr;
   hipGraphExec_t exec = nullptr;
-  HF_REQUIRE_HIP(begin_capture(stream));
+  HF_REQUIRE_HIP(rt::stream_begin_capture(stream));
   const hipError_t launched = c.invoker().launch(stream, c.input().data(), c.output().data(), c.args());
-  HF_REQUIRE_HIP(end_capture(stream, &graph));
+  HF_REQUIRE_HIP(rt::stream_end_capture(stream, &graph));
   REQUIRE(launched == hipSuccess);
-  HF_REQUIRE_HIP(instantiate(&exec, graph));
+  HF_REQUIRE_HIP(rt::graph_instantiate(&exec, graph));
   for (int replay = 0; replay < 3; ++replay) {
     CAPTURE(replay);
     c.poison_outputs();
-    HF_REQUIRE_HIP(graph_launch(exec, stream));
+    HF_REQUIRE_HIP(rt::graph_launch(exec, stream));
     HF_REQUIRE_HIP(hipStreamSynchronize(stream));
     c.check();
   }
-  CHECK(exec_destroy(exec) == hipSuccess);
-  CHECK(graph_destroy(graph) == hipSuccess);
+  CHECK(rt::graph_exec_destroy(exec) == hipSuccess);
+  CHECK(rt::graph_destroy(graph) == hipSuccess);
   CHECK(hipStreamDestroy(stream) == hipSuccess);
 }
 
