@@ -235,7 +235,9 @@ MIOPEN_EXPORT miopenStatus_t miopenSetStream(miopenHandle_t handle, miopenAccele
 MIOPEN_EXPORT miopenStatus_t miopenGetStream(miopenHandle_t handle, miopenAcceleratorQueue_t* streamID);
 
 /* Stores a device allocator for internal allocations (null restores the default).
- * hipfuse's fused kernels allocate nothing, so the callbacks are never called.
+ * hipfuse does not call the callbacks: execution allocates nothing, and the only device
+ * memory it takes, the scratch of BN-training / BN-backward plans and the kernel modules,
+ * is allocated with hipMalloc / the module loader at compile time.
  * Success; BadParm for a null or invalid handle. */
 MIOPEN_EXPORT miopenStatus_t miopenSetAllocator(miopenHandle_t handle, miopenAllocatorFunction allocator,
                                                 miopenDeallocatorFunction deallocator, void* allocatorContext);
