@@ -32,6 +32,14 @@ struct TextProblem {
 // toml++ skips whitespace inside a basic string, or invalid UTF-8; nullopt when none.
 std::optional<TextProblem> find_unsafe_character(std::string_view text);
 
+// `text` (valid UTF-8) with each non-ASCII character but a leading byte-order mark replaced by '~'. toml++ reads '~' safely,
+// and like a non-ASCII character it is valid only inside strings and comments; so when the
+// stand-in parses, every non-ASCII character of `text` lies where toml++ reads it as string or
+// comment text, whatever find_unsafe_character's scan (which cannot know every way toml++
+// tokenises invalid text) concluded. Same lines and columns as `text`.
+std::string ascii_stand_in(std::string_view text);
+bool has_non_ascii(std::string_view text);
+
 // ---- Schema (spec_schema.cpp) --------------------------------------------------------------
 
 // How a key reads a TOML array.

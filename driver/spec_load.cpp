@@ -84,11 +84,15 @@ toml::table parse_document(std::string_view text, const std::string& origin) {
                     fmt::format("column {}: {}", problem->column, problem->message));
   }
   toml::table doc;
+  const bool non_ascii = detail::has_non_ascii(text);
   try {
+    if (non_ascii) (void)toml::parse(detail::ascii_stand_in(text), origin);  // see ascii_stand_in
     doc = toml::parse(text, origin);
   } catch (const toml::parse_error& e) {
     const auto line = e.source().begin.line;
-    throw SpecError(origin, static_cast<int>(line), key_on_line(text, line), std::string(e.description()));
+    std::string message(e.description());
+    if (non_ascii) message += " (non-ASCII characters, shown as '~' here, are read only inside strings and comments)";
+    throw SpecError(origin, static_cast<int>(line), key_on_line(text, line), message);
   }
   if (doc.empty()) throw SpecError(origin, 0, "", "the spec is empty");
   return doc;
@@ -107,6 +111,7 @@ Override parse_override(const std::string& arg, const std::string& origin) {
     throw SpecError(origin, 0, key, fmt::format("cannot read the --set value '{}': {}", value, problem->message));
   }
   try {
+    if (detail::has_non_ascii(text)) (void)toml::parse(detail::ascii_stand_in(text), std::string_view("--set"));
     return Override{key, toml::parse(text, std::string_view("--set"))};
   } catch (const toml::parse_error& e) {
     throw SpecError(origin, 0, key, fmt::format("cannot read the --set value '{}': {}", value, e.description()));

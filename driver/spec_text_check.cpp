@@ -214,4 +214,26 @@ class Scanner {
 
 std::optional<TextProblem> find_unsafe_character(std::string_view text) { return Scanner(text).run(); }
 
+bool has_non_ascii(std::string_view text) {
+  for (const char ch : text)
+    if (static_cast<unsigned char>(ch) >= 0x80) return true;
+  return false;
+}
+
+std::string ascii_stand_in(std::string_view text) {
+  std::string out;
+  out.reserve(text.size());
+  size_t i = 0;
+  if (text.substr(0, 3) == "\xEF\xBB\xBF") {  // a byte-order mark, which toml++ skips: kept
+    out += text.substr(0, 3);
+    i = 3;
+  }
+  while (i < text.size()) {
+    const size_t n = utf8_length(text, i);
+    out += n > 1 ? '~' : text[i];
+    i += n > 0 ? n : 1;
+  }
+  return out;
+}
+
 }  // namespace hipfuse::driver::detail

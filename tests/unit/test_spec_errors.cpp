@@ -144,6 +144,9 @@ TEST_CASE("spec: non-ASCII characters are refused outside strings and comments, 
       {"name = \"\xC0\xAF\"\n", 1, "name", "byte 0xC0 is not valid utf-8"},         // overlong
       {"name = \"\xF4\x90\x80\x80\"\n", 1, "name", "byte 0xF4 is not valid utf-8"},  // above U+10FFFF
       {"name = \"\xE2\x82\"\n", 1, "name", "byte 0xE2 is not valid utf-8"},         // cut short
+      // A quote inside a bare value opens no string: toml++ reads on to the non-ASCII character.
+      {"name = \"x\"\ninput = [64, 14pmena\"\xC3\xA9 = 1\n", 2, "input", "read only inside strings and comments"},
+      {"name = \"x\"\nx = 1.=\"\xC3\xA9\"\n", 2, "x", "read only inside strings and comments"},
   };
   for (const Bad& b : bad) {
     CAPTURE(b.text);
