@@ -11,8 +11,12 @@
 
 namespace hipfuse::driver {
 
-// A spec that expands to more cases than this is rejected (a runaway cartesian product).
-inline constexpr std::size_t kMaxCasesPerSpec = 100000;
+// A spec that expands to more cases than this is rejected (a runaway cartesian product; at a
+// few seconds a case, 10,000 cases are a day's run: split larger sweeps into several files).
+inline constexpr std::size_t kMaxCasesPerSpec = 10000;
+// A plan with more ops than this is rejected before it is expanded (hipfuse fuses a convolution
+// and at most 8 pointwise ops; this only bounds the work of reading a spec).
+inline constexpr std::size_t kMaxOpsPerPlan = 32;
 
 // Parses, applies the --set overrides ("KEY=VALUE", KEY a dotted path, VALUE a TOML value
 // in which bare words are strings), expands lists into cases and validates each case.

@@ -32,6 +32,9 @@ std::vector<Axis> axes_of(const RawPlan& plan) {
 }
 
 size_t count_cases(const std::vector<Axis>& axes, size_t so_far, const RawPlan& plan, const std::string& origin) {
+  if (plan.ops.size() > kMaxOpsPerPlan)
+    raise(origin, plan.ops[kMaxOpsPerPlan].self,
+          fmt::format("a plan holds at most {} ops, this one {}", kMaxOpsPerPlan, plan.ops.size()));
   size_t total = 1;
   for (const Axis& a : axes) {
     total *= a.values->size();

@@ -306,8 +306,18 @@ TEST_CASE("spec: list shapes that mean nothing are errors") {
 
 TEST_CASE("spec: a runaway product is refused before any case is built") {
   std::string text = "input = [1, 2, 3, 4]\n[[op]]\nkind = \"activation\"\nmode = \"relu\"\n";
-  const std::string eleven = " = [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11]\n";  // 11^5 > 100000
+  const std::string eleven = " = [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11]\n";  // 11^5 > 10000
   for (const char* key : {"alpha", "beta", "gamma"}) text += key + eleven;
   text += "[timing]\niters" + eleven + "warmup" + eleven;
-  CHECK(error_of(text).find("more than 100000 cases") != std::string::npos);
+  CHECK(error_of(text).find("more than 10000 cases") != std::string::npos);
 }
+
+TEST_CASE("spec: a plan of more than kMaxOpsPerPlan ops is refused before it is expanded") {
+  std::string text = "input = [1, 2, 3, 4]\n";
+  for (int i = 0; i < 33; ++i) text += "[[op]]\nkind = \"activation\"\nmode = \"relu\"\nalpha = [1, 2]\n";
+  CHECK(error_of(text).find("a plan holds at most 32 ops, this one 33") != std::string::npos);
+  std::string thirty_two = "input = [1, 2, 3, 4]\n";
+  for (int i = 0; i < 32; ++i) thirty_two += "[[op]]\nkind = \"bias\"\n";
+  CHECK(error_of(thirty_two) == "no error");
+}
+
