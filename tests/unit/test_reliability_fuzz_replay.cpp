@@ -6,6 +6,7 @@
 #include <doctest/doctest.h>
 
 #include "../fuzz/api_harness.h"
+#include "test_api_support.h"
 #ifdef HIPFUSE_HAVE_SPEC_HARNESS
 #include "../fuzz/spec_harness.h"
 #endif
@@ -42,26 +43,10 @@ std::vector<std::uint8_t> bytes_of(const fs::path& p) {
   return std::vector<std::uint8_t>(std::istreambuf_iterator<char>(in), {});
 }
 
-// Failing calls log at error level; the harness makes thousands of them.
-class QuietLog {
- public:
-  QuietLog() {
-    if (const char* v = std::getenv("MIOPEN_LOG_LEVEL")) saved_ = v;
-    setenv("MIOPEN_LOG_LEVEL", "1", 1);
-  }
-  ~QuietLog() {
-    if (saved_) setenv("MIOPEN_LOG_LEVEL", saved_->c_str(), 1);
-    else unsetenv("MIOPEN_LOG_LEVEL");
-  }
-
- private:
-  std::optional<std::string> saved_;
-};
-
 }  // namespace
 
 TEST_CASE("reliability: fuzz_api corpus and regression inputs replay cleanly") {
-  QuietLog quiet;
+  api_test::QuietLog quiet;
   const auto files = inputs("fuzz_api");
   CHECK(files.size() >= 10);
   for (const auto& f : files) {
@@ -73,7 +58,7 @@ TEST_CASE("reliability: fuzz_api corpus and regression inputs replay cleanly") {
 }
 
 TEST_CASE("reliability: 3000 pseudo-random C API programs keep every documented rule") {
-  QuietLog quiet;
+  api_test::QuietLog quiet;
   std::mt19937_64 rng(20261129);
   int failures = 0;
   for (int i = 0; i < 3000 && failures < 3; ++i) {
