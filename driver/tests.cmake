@@ -90,3 +90,11 @@ foreach(_spec IN LISTS _specs)
   fusiondriver_test(compile_arch.${_id} ARGS compile --arch sm_90 specs/${_rel} RC 0
                     REGEX "\n[1-9][0-9]* compiled, 0 failed" TIMEOUT 3600 LABELS compile)
 endforeach()
+
+# scripts/run_parallel.py's per-spec summary table (pure Python, no driver run).
+find_package(Python3 COMPONENTS Interpreter)
+if(Python3_Interpreter_FOUND)
+  add_test(NAME scripts.run_parallel_summary
+           COMMAND ${Python3_EXECUTABLE} ${PROJECT_SOURCE_DIR}/tests/scripts/test_run_parallel.py)
+  set_tests_properties(scripts.run_parallel_summary PROPERTIES LABELS "scripts" TIMEOUT 30)
+endif()

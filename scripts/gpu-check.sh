@@ -9,6 +9,8 @@
 #   validate  the validation matrix: the driver over specs/ci, specs/examples and
 #             specs/miopen_tables.toml with the unfused baseline, every element checked
 #   resnet    the ResNet-50 layer specs at batch 64 with the unfused baseline (sampled check)
+#   perf      the perf spec set (specs/perf: conv layers as CBA/CBNA, NA families) with the
+#             unfused baseline (sampled check); with validate and resnet, every spec in specs/
 #   example   the example app built against the installed package
 #   sanitize  compute-sanitizer memcheck and racecheck over the GPU tests (small cases)
 # JOBS sets how many driver processes share the GPU (default: min(12, cores)).
@@ -23,7 +25,7 @@ set -uo pipefail
 build=${1:-build}
 out=${2:-out}
 quick=${3:-}
-stages=",${STAGES:-tests,validate,resnet,example,sanitize},"
+stages=",${STAGES:-tests,validate,resnet,perf,example,sanitize},"
 jobs=${JOBS:-$(($(nproc) < 12 ? $(nproc) : 12))}
 want() { [[ $stages == *",$1,"* ]]; }
 here=$(cd "$(dirname "$0")" && pwd)
@@ -71,12 +73,19 @@ if want resnet && [[ -x "$driver" ]]; then
     --out "$out/resnet" specs/resnet50/*.toml -- --baseline unfused --verify sample --warmup 2 --iters 5
 fi
 
-# 4. The example app, linked against the installed package.
+# 4. The perf spec set, as the benchmark runs it but with a sampled check (scripts/bench.sh
+#    times these against the peers).
+if want perf && [[ -x "$driver" ]]; then
+  step "perf specs" perf.log python3 "$here/run_parallel.py" --driver "$driver" --jobs "$jobs" \
+    --out "$out/perf" specs/perf/*.toml -- --baseline unfused --verify sample --warmup 2 --iters 5
+fi
+
+# 5. The example app, linked against the installed package.
 if want example && [[ -x "$build/examples/conv_bias_relu" ]]; then
   step "example app" example.log "$build/examples/conv_bias_relu"
 fi
 
-# 5. Memory and race checking of the GPU suite (small cases).
+# 6. Memory and race checking of the GPU suite (small cases).
 if want sanitize && [[ -z "$quick" ]] && command -v compute-sanitizer >/dev/null; then
   # Every kernel family, small shapes; the sanitizers slow kernels down 10-100x.
   cases='smoke*,api*,fused*,igemm: odd*,igemm: every tile*'

@@ -10,8 +10,9 @@ The driver expands the specs into one self-contained command per case
 appends the arguments after `--` to each, and gathers the results:
   DIR/results.jsonl   one record per case (the driver's jsonl format)
   DIR/cases.log       each case's own output, in case order
-and prints the count of each status plus every case that did not pass, with its repro
-command. Exit status 0 when no case FAILED (or hit a compile error), 1 otherwise, 2 when
+  DIR/summary.md      a table per spec file: cases by status, fused-vs-unfused speedups
+and prints that table, every case that did not pass with its repro command, and the count of
+each status. Exit status 0 when no case FAILED (or hit a compile error), 1 otherwise, 2 when
 the cases could not be listed. The same command lines spread a sweep across several GPUs
 (add `--device N`) or machines.
 """
@@ -19,6 +20,7 @@ import argparse
 import collections
 import concurrent.futures as futures
 import json
+import math
 import os
 import pathlib
 import shlex
@@ -52,6 +54,27 @@ def run_case(index, command, extra, scratch):
     return index, repro, done.returncode, done.stdout + done.stderr, records, time.monotonic() - start
 
 
+def summary_table(records):
+    """Markdown table, one row per spec file (the case name's prefix): statuses and speedups."""
+    groups = collections.OrderedDict()
+    for record in records:
+        groups.setdefault(record.get("name", "?").split("/")[0], []).append(record)
+    lines = ["| spec | cases | passed | failed | other | fused vs unfused: geomean (min-max) |",
+             "|---|---|---|---|---|---|"]
+    for spec, group in groups.items():
+        statuses = collections.Counter(r.get("status", "?") for r in group)
+        failed = sum(n for s, n in statuses.items() if s in FAILING)
+        other = len(group) - statuses["PASSED"] - failed
+        speedups = [r["speedup"] for r in group  # passed cases only: a wrong answer's speed means nothing
+                    if r.get("status") == "PASSED" and isinstance(r.get("speedup"), (int, float)) and r["speedup"] > 0]
+        speed = "-"
+        if speedups:
+            geomean = math.exp(sum(map(math.log, speedups)) / len(speedups))
+            speed = f"{geomean:.2f}x ({min(speedups):.2f}-{max(speedups):.2f}, {len(speedups)} cases)"
+        lines.append(f"| {spec} | {len(group)} | {statuses['PASSED']} | {failed} | {other} | {speed} |")
+    return "\n".join(lines) + "\n"
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--driver", default="build/fusiondriver")
@@ -81,6 +104,7 @@ def main():
 
     counts = collections.Counter()
     problems = []
+    all_records = []
     with open(out / "results.jsonl", "w") as jsonl, open(out / "cases.log", "w") as log:
         for index, command, rc, output, records, seconds in results:
             log.write(f"### case {index} ({seconds:.1f} s, rc {rc})\n{output}\n")
@@ -89,12 +113,16 @@ def main():
                 problems.append(("NO_RECORD", f"case {index}", f"rc {rc}: {output.strip()[-300:]}", command))
                 continue
             for record in records:
+                all_records.append(record)
                 jsonl.write(json.dumps(record) + "\n")
                 status = record.get("status", "?")
                 counts[status] += 1
                 if status != "PASSED":
                     problems.append((status, record.get("name", "?"), record.get("reason", ""), command))
 
+    table = summary_table(all_records)
+    (out / "summary.md").write_text(table)
+    print(table, end="")
     for status, name, reason, command in problems:
         print(f"{status:13} {name}  {reason}\n              repro: {command}")
     summary = ", ".join(f"{n} {s.lower()}" for s, n in sorted(counts.items()))
