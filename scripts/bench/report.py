@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Joins the driver's JSONL with the peers' JSON and writes docs/PERF.md (standard library only).
 
-    python3 scripts/bench/report.py OUT_DIR|OUT_DIR/bench-raw.tar.gz [--md docs/PERF.md] [--targets FILE]
+    python3 scripts/bench/report.py OUT_DIR|OUT_DIR/bench-raw.tar.gz [--md docs/PERF.md] [--targets FILE] [--analysis FILE]
     python3 scripts/bench/report.py --placeholder [--md docs/PERF.md]   # the page before any run
     python3 scripts/bench/report.py --selftest                         # no GPU, no torch
 
@@ -495,6 +495,31 @@ def render_targets(results: list[dict], targets: dict) -> list[str]:
     return out + [""]
 
 
+def render_misses(results: list[dict], analysis: dict) -> list[str]:
+    """For each missed target: this run's figure, then the cause found and what would close it, from
+    scripts/bench/analysis.json (written from profiles of the kernels; it names its evidence)."""
+    missed = [t for t in results if t["verdict"] == "MISSED"]
+    if not missed:
+        return []
+    notes = analysis.get("targets", {})
+    out = ["## Missed targets: cause and what would close it", "",
+           "Figures are this run's; causes and remedies come from scripts/bench/analysis.json, which names "
+           "the profile or measurement each rests on.", ""]
+    for t in missed:
+        out.append(f"### {t['text']}: {fmt_val(t['figure'], t['unit'])} (target {t['op']} "
+                   f"{fmt_val(t['value'], t['unit'])})")
+        out.append("")
+        note = notes.get(t["id"])
+        if not note:
+            out += ["**No analysis on record**: the cause of this miss has not been established.", ""]
+            continue
+        for key, label in (("cause", "Cause"), ("evidence", "Evidence"), ("to_close", "What would close it")):
+            if note.get(key):
+                out.append(f"- **{label}:** {note[key]}")
+        out.append("")
+    return out
+
+
 def render_coverage(rows, d: Data) -> list[str]:
     out = ["## Coverage and what was skipped", ""]
     n = len(rows)
@@ -586,13 +611,14 @@ def placeholder_page() -> str:
     ])
 
 
-def render(d: Data, rows, results, targets) -> str:
+def render(d: Data, rows, results, targets, analysis) -> str:
     parts = ["# hipfuse performance", "",
              "<!-- GENERATED FILE: written by scripts/bench/report.py from a scripts/bench.sh run. "
              "Do not edit by hand; regenerate with: python3 scripts/bench/report.py OUT_DIR --md docs/PERF.md -->", ""]
     parts += render_header(d) + [""]
     parts += render_ceilings(d.ceil)
     parts += render_targets(results, targets)
+    parts += render_misses(results, analysis)
     parts += ["## Results", "", LEGEND, ""] + render_table(rows) + [""]
     parts += render_coverage(rows, d)
     parts += [METHOD, ""]
@@ -621,12 +647,13 @@ def write_csv(rows, path: Path) -> None:
             w.writerow(flat)
 
 
-def generate(out: Path, md: Path | None, targets_path: Path) -> str:
+def generate(out: Path, md: Path | None, targets_path: Path, analysis_path: Path) -> str:
     d = Data(out)
     targets = read_json(targets_path, {"targets": []})
+    analysis = read_json(analysis_path, {"targets": {}})
     rows = build_rows(d)
     results = evaluate_targets(rows, d, targets)
-    page = render(d, rows, results, targets)
+    page = render(d, rows, results, targets, analysis)
     (out / "PERF.md").write_text(page)
     write_csv(rows, out / "perf.csv")
     summary = {"targets": [{k: t[k] for k in ("id", "text", "verdict", "figure", "n", "op", "value", "unit")}
@@ -654,7 +681,7 @@ def selftest() -> int:
     with tempfile.TemporaryDirectory() as tmp:
         out = Path(tmp) / "out"
         shutil.copytree(fixture, out)
-        page = generate(out, None, HERE / "testdata" / "targets.json")
+        page = generate(out, None, HERE / "testdata" / "targets.json", HERE / "testdata" / "analysis.json")
         summary = json.loads((out / "summary.json").read_text())
         rows = list(csv.DictReader(io.StringIO((out / "perf.csv").read_text())))
     t = {x["id"]: x for x in summary["targets"]}
@@ -692,6 +719,11 @@ def selftest() -> int:
     check("(default)" in page, "torch.compile fallback mode is marked")
     check("PLACEHOLDER" not in page and "PLACEHOLDER" in placeholder_page(), "placeholder only when asked")
     check("killed at the phase deadline" in page, "a driver file cut by the deadline is reported")
+    # Missed targets: the analysis file's cause where it has one, a plain statement where not.
+    check("- **Cause:** fixture cause of the low-precision miss" in page, "analysis of a missed target shown")
+    check(page.count("**No analysis on record**") == sum(1 for x in t.values() if x["verdict"] == "MISSED") - 1,
+          "every other missed target says it has no analysis")
+    check("fixture cause of a met target" not in page, "met targets get no analysis section")
     for line in page.splitlines():
         if line.startswith("| ★") or line.startswith("| CBA") or line.startswith("| NA"):
             check(line.count("|") == 13, f"12 columns: {line}")
@@ -708,6 +740,8 @@ def main(argv=None) -> int:
     ap.add_argument("out_dir", nargs="?")
     ap.add_argument("--md", help="also write the page here (e.g. docs/PERF.md)")
     ap.add_argument("--targets", default=str(HERE / "targets.json"))
+    ap.add_argument("--analysis", default=str(HERE / "analysis.json"),
+                    help="causes and remedies of missed targets, shown under each miss")
     ap.add_argument("--placeholder", action="store_true", help="write the no-results page to --md")
     ap.add_argument("--selftest", action="store_true")
     a = ap.parse_args(argv)
@@ -732,12 +766,13 @@ def main(argv=None) -> int:
             found = sorted(Path(tmp).rglob("cases.json"))
             if not found:
                 ap.error(f"{src}: no cases.json inside")
-            page = generate(found[0].parent, md, Path(a.targets))
+            page = generate(found[0].parent, md, Path(a.targets), Path(a.analysis))
     else:
-        page = generate(src, md, Path(a.targets))
+        page = generate(src, md, Path(a.targets), Path(a.analysis))
     # The targets block on stdout: the tail of the GPU call's output shows it.
     start = page.find("## Targets")
-    print(page[start:page.find("## Results")].strip() if start >= 0 else page[:2000])
+    end = page.find("## Missed targets") if "## Missed targets" in page else page.find("## Results")
+    print(page[start:end].strip() if start >= 0 else page[:2000])
     return 0
 
 
