@@ -384,21 +384,49 @@ HF_KERNEL void __launch_bounds__(igemm::kThreads, hfi::MinBlocks) hf_conv_igemm(
   const float alpha = args.alpha;
   if constexpr (kAlongK) {
     constexpr int kPerRow = BN / kOutVec;
-    for (int it = tid; it < BM * kPerRow; it += kThreads) {
-      const int row = it / kPerRow, cv = it % kPerRow;
-      const I m = m0 + row;
+    // When the threads are a multiple of kPerRow, every item of a thread has the same
+    // channels: their parameters are prepared once, before the loop.
+    constexpr bool kFixedChannels = kThreads % kPerRow == 0 && Epilogue::per_channel;
+    if constexpr (kFixedChannels) {
+      const int cv = tid % kPerRow;
       const int n = n0 + cv * kOutVec;
-      if (m >= kM || n >= kNg) continue;  // Ng % OutVec == 0: a vector is all in or all out
-      const Pixel px = decode_m(m);
+      if (n >= kNg) return;  // Ng % OutVec == 0: a vector is all in or all out; no barrier follows
       const int k = group * kNg + n;
-      const I off = y_offset(px.n, k, px.p, px.q);
-      const float* src = stage + row * kStageLd + cv * kOutVec;
-      Vec<T, kOutVec> out;
+      EpilogueChannel ch[kOutVec];
 #pragma unroll
-      for (int e = 0; e < kOutVec; ++e) {
-        out.v[e] = hf::from_float<T>(epilogue_value(src[e], alpha, px.n, k + e, px.p, px.q, off + e * kYsK, args.chain));
+      for (int e = 0; e < kOutVec; ++e) ch[e] = epilogue_channel(k + e, args.chain);
+      for (int row = tid / kPerRow; row < BM; row += kThreads / kPerRow) {
+        const I m = m0 + row;
+        if (m >= kM) break;
+        const Pixel px = decode_m(m);
+        const I off = y_offset(px.n, k, px.p, px.q);
+        const float* src = stage + row * kStageLd + cv * kOutVec;
+        Vec<T, kOutVec> out;
+#pragma unroll
+        for (int e = 0; e < kOutVec; ++e) {
+          out.v[e] = hf::from_float<T>(
+              epilogue_value(src[e], alpha, ch[e], px.n, k + e, px.p, px.q, off + e * kYsK, args.chain));
+        }
+        *reinterpret_cast<Vec<T, kOutVec>*>(y + off) = out;
       }
-      *reinterpret_cast<Vec<T, kOutVec>*>(y + off) = out;
+    } else {
+      for (int it = tid; it < BM * kPerRow; it += kThreads) {
+        const int row = it / kPerRow, cv = it % kPerRow;
+        const I m = m0 + row;
+        const int n = n0 + cv * kOutVec;
+        if (m >= kM || n >= kNg) continue;  // Ng % OutVec == 0: a vector is all in or all out
+        const Pixel px = decode_m(m);
+        const int k = group * kNg + n;
+        const I off = y_offset(px.n, k, px.p, px.q);
+        const float* src = stage + row * kStageLd + cv * kOutVec;
+        Vec<T, kOutVec> out;
+#pragma unroll
+        for (int e = 0; e < kOutVec; ++e) {
+          out.v[e] = hf::from_float<T>(
+              epilogue_value(src[e], alpha, px.n, k + e, px.p, px.q, off + e * kYsK, args.chain));
+        }
+        *reinterpret_cast<Vec<T, kOutVec>*>(y + off) = out;
+      }
     }
   } else {
     constexpr int kPerCol = BM / kOutVec;
@@ -411,10 +439,11 @@ HF_KERNEL void __launch_bounds__(igemm::kThreads, hfi::MinBlocks) hf_conv_igemm(
       const int k = group * kNg + n;
       const I off = y_offset(px.n, k, px.p, px.q);
       const float* src = stage + col * kStageLd + mv * kOutVec;
+      const EpilogueChannel ch = epilogue_channel(k, args.chain);  // one channel per vector
       Vec<T, kOutVec> out;
 #pragma unroll
       for (int e = 0; e < kOutVec; ++e) {
-        out.v[e] = hf::from_float<T>(epilogue_value(src[e], alpha, px.n, k, px.p, px.q, off + e, args.chain));
+        out.v[e] = hf::from_float<T>(epilogue_value(src[e], alpha, ch, px.n, k, px.p, px.q, off + e, args.chain));
         next_pixel(px);
       }
       *reinterpret_cast<Vec<T, kOutVec>*>(y + off) = out;

@@ -208,47 +208,51 @@ HF_KERNEL void __launch_bounds__(igemm::kThreads, hfi::MinBlocks) hf_conv_igemm_
     __syncthreads();
   }
 
-  // Epilogue straight from the registers: row i -> m, column j -> output channel.
+  // Epilogue straight from the registers: row i -> m, column j -> output channel. Loops run
+  // over a thread's channels outermost, so that each channel's parameters are prepared once.
   const float alpha = args.alpha;
   auto row_of = [&](int i) { return (i < 4 ? 0 : BM / 2) + tm * 4 + (i & 3); };
   auto col_of = [&](int j) { return (j < 4 ? 0 : BN / 2) + tn * 4 + (j & 3); };
   if constexpr (kAlongK && kOutVec == 4) {
 #pragma unroll
-    for (int i = 0; i < 8; ++i) {
-      const I m = m0 + row_of(i);
-      if (m >= kM) continue;
-      const Pixel px = decode_m(m);
+    for (int jh = 0; jh < 2; ++jh) {
+      const int n = n0 + col_of(jh * 4);
+      if (n >= kNg) continue;  // Ng % 4 == 0
+      const int k = group * kNg + n;
+      EpilogueChannel ch[4];
 #pragma unroll
-      for (int jh = 0; jh < 2; ++jh) {
-        const int n = n0 + col_of(jh * 4);
-        if (n >= kNg) continue;  // Ng % 4 == 0
-        const int k = group * kNg + n;
+      for (int e = 0; e < 4; ++e) ch[e] = epilogue_channel(k + e, args.chain);
+#pragma unroll
+      for (int i = 0; i < 8; ++i) {
+        const I m = m0 + row_of(i);
+        if (m >= kM) continue;
+        const Pixel px = decode_m(m);
         const I off = y_offset(px.n, k, px.p, px.q);
         float4 v;
-        v.x = epilogue_value(acc[i][jh * 4 + 0], alpha, px.n, k + 0, px.p, px.q, off + 0, args.chain);
-        v.y = epilogue_value(acc[i][jh * 4 + 1], alpha, px.n, k + 1, px.p, px.q, off + 1, args.chain);
-        v.z = epilogue_value(acc[i][jh * 4 + 2], alpha, px.n, k + 2, px.p, px.q, off + 2, args.chain);
-        v.w = epilogue_value(acc[i][jh * 4 + 3], alpha, px.n, k + 3, px.p, px.q, off + 3, args.chain);
+        v.x = epilogue_value(acc[i][jh * 4 + 0], alpha, ch[0], px.n, k + 0, px.p, px.q, off + 0, args.chain);
+        v.y = epilogue_value(acc[i][jh * 4 + 1], alpha, ch[1], px.n, k + 1, px.p, px.q, off + 1, args.chain);
+        v.z = epilogue_value(acc[i][jh * 4 + 2], alpha, ch[2], px.n, k + 2, px.p, px.q, off + 2, args.chain);
+        v.w = epilogue_value(acc[i][jh * 4 + 3], alpha, ch[3], px.n, k + 3, px.p, px.q, off + 3, args.chain);
         *reinterpret_cast<float4*>(y + off) = v;
       }
     }
   } else if constexpr (!kAlongK && kOutVec == 4) {
 #pragma unroll
-    for (int ih = 0; ih < 2; ++ih) {
-      const I m = m0 + row_of(ih * 4);
-      if (m >= kM) continue;  // P*Q % 4 == 0: the 4 pixels are in one image, all in or all out
-      const Pixel px0 = decode_m(m);
+    for (int j = 0; j < 8; ++j) {
+      const int n = n0 + col_of(j);
+      if (n >= kNg) continue;
+      const int k = group * kNg + n;
+      const EpilogueChannel ch = epilogue_channel(k, args.chain);
 #pragma unroll
-      for (int j = 0; j < 8; ++j) {
-        const int n = n0 + col_of(j);
-        if (n >= kNg) continue;
-        const int k = group * kNg + n;
-        const I off = y_offset(px0.n, k, px0.p, px0.q);
-        Pixel px = px0;
+      for (int ih = 0; ih < 2; ++ih) {
+        const I m = m0 + row_of(ih * 4);
+        if (m >= kM) continue;  // P*Q % 4 == 0: the 4 pixels are in one image, all in or all out
+        Pixel px = decode_m(m);
+        const I off = y_offset(px.n, k, px.p, px.q);
         float r[4];
 #pragma unroll
         for (int e = 0; e < 4; ++e) {
-          r[e] = epilogue_value(acc[ih * 4 + e][j], alpha, px.n, k, px.p, px.q, off + e, args.chain);
+          r[e] = epilogue_value(acc[ih * 4 + e][j], alpha, ch, px.n, k, px.p, px.q, off + e, args.chain);
           next_pixel(px);
         }
         *reinterpret_cast<float4*>(y + off) = make_float4(r[0], r[1], r[2], r[3]);
@@ -256,17 +260,18 @@ HF_KERNEL void __launch_bounds__(igemm::kThreads, hfi::MinBlocks) hf_conv_igemm_
     }
   } else {
 #pragma unroll
-    for (int i = 0; i < 8; ++i) {
-      const I m = m0 + row_of(i);
-      if (m >= kM) continue;
-      const Pixel px = decode_m(m);
+    for (int j = 0; j < 8; ++j) {
+      const int n = n0 + col_of(j);
+      if (n >= kNg) continue;
+      const int k = group * kNg + n;
+      const EpilogueChannel ch = epilogue_channel(k, args.chain);
 #pragma unroll
-      for (int j = 0; j < 8; ++j) {
-        const int n = n0 + col_of(j);
-        if (n >= kNg) continue;
-        const int k = group * kNg + n;
+      for (int i = 0; i < 8; ++i) {
+        const I m = m0 + row_of(i);
+        if (m >= kM) continue;
+        const Pixel px = decode_m(m);
         const I off = y_offset(px.n, k, px.p, px.q);
-        y[off] = epilogue_value(acc[i][j], alpha, px.n, k, px.p, px.q, off, args.chain);
+        y[off] = epilogue_value(acc[i][j], alpha, ch, px.n, k, px.p, px.q, off, args.chain);
       }
     }
   }

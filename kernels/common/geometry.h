@@ -14,13 +14,15 @@ struct Coord {
 };
 
 namespace detail {
-// Coordinate along one dimension of a packed tensor at element offset `off`.
-template <index_t Length, index_t Stride>
-HF_DEVICE index_t packed_coord(index_t off) {
+// Coordinate along one dimension of a packed tensor at element offset `off`. Off may be a
+// 32-bit type when the tensor fits: the constant divisions then take a multiply-high and a
+// shift instead of the 64-bit sequence.
+template <index_t Length, index_t Stride, class Off>
+HF_DEVICE index_t packed_coord(Off off) {
   if constexpr (Length == 1) {
     return 0;
   } else {
-    return (off / Stride) % Length;
+    return static_cast<index_t>((off / static_cast<Off>(Stride)) % static_cast<Off>(Length));
   }
 }
 }  // namespace detail
@@ -60,7 +62,8 @@ struct Geometry {
     at.d = D == 1 ? 0 : s / (W * H);
   }
   // The coordinates of the element at `off` of a packed tensor (any dimension order).
-  static HF_DEVICE Coord coord_of_packed_offset(index_t off) {
+  template <class Off = index_t>
+  static HF_DEVICE Coord coord_of_packed_offset(Off off) {
     return {detail::packed_coord<N, SN>(off), detail::packed_coord<C, SC>(off), detail::packed_coord<D, SD>(off),
             detail::packed_coord<H, SH>(off), detail::packed_coord<W, SW>(off)};
   }

@@ -123,6 +123,14 @@ struct alignas(sizeof(E) * N) Vec {
 HF_DEVICE float epilogue_value(float acc, float alpha, int n, int k, int p, int q, I off, const hf::ChainArgs& chain) {
   return Epilogue::apply(acc * alpha, hf::Coord{n, k, 0, p, q}, static_cast<hf::index_t>(off), chain);
 }
+// The same with channel k's parameters already loaded and folded (ch = epilogue_channel(k)):
+// the epilogues prepare each channel once for all the outputs of it that a thread writes.
+using EpilogueChannel = typename Epilogue::Channel;
+HF_DEVICE EpilogueChannel epilogue_channel(int k, const hf::ChainArgs& chain) { return Epilogue::prepare(k, chain); }
+HF_DEVICE float epilogue_value(float acc, float alpha, const EpilogueChannel& ch, int n, int k, int p, int q, I off,
+                               const hf::ChainArgs& chain) {
+  return Epilogue::apply(acc * alpha, ch, hf::Coord{n, k, 0, p, q}, static_cast<hf::index_t>(off), chain);
+}
 
 // Steps an output pixel one position along m (q fastest, then p, then the image).
 HF_DEVICE void next_pixel(Pixel& px) {

@@ -24,6 +24,41 @@ TEST_CASE("fused pointwise: NA inference in fp32/fp16/bf16 x NCHW/NHWC x spatial
   }
 }
 
+TEST_CASE("fused pointwise: NA inference on the 16-byte paths: odd planes, channel runs, grid-stride loops") {
+  // {N, C, H, W}: 7x7 and 14x14 planes (vectors across two channels), a 4x14 plane (a multiple
+  // of the lanes with W not: one channel per vector), 1x1 and 1x2 planes (runs shorter than a
+  // vector), C = 1, an element count that leaves a tail, NHWC with C = 64 and 160 (lanes along
+  // the channels, prepared once per thread; for fp32 C = 160 the host rounds the grid to 15
+  // blocks for it), and two tensors large enough for several grid-stride iterations.
+  const std::vector<std::int64_t> shapes[] = {
+      {3, 20, 7, 7}, {2, 9, 14, 14}, {2, 6, 4, 14}, {4, 37, 1, 1}, {3, 11, 1, 2}, {5, 1, 7, 9},
+      {3, 5, 7, 9},  {4, 64, 6, 5},  {8, 160, 7, 7}, {32, 1024, 17, 17}, {64, 512, 15, 15}};
+  std::uint64_t seed = 1300;
+  for (DataType type : kAllTypes) {
+    for (Lay lay : kAllLayouts) {
+      for (const auto& shape : shapes) {
+        const bool big = shape[0] * shape[1] * shape[2] * shape[3] > 4'000'000;
+        if (big && (type == DataType::bfloat16 || lay == Lay::nhwc)) continue;  // fp32 and fp16 NCHW suffice
+        for (BatchNormMode bn : {BatchNormMode::spatial, BatchNormMode::per_activation}) {
+          CAPTURE(name_of(type));
+          CAPTURE(name_of(lay));
+          CAPTURE(name_of(bn));
+          CAPTURE(shape[1]);
+          CAPTURE(shape[2]);
+          CAPTURE(shape[3]);
+          run_and_check(row_plan(Row::na_infer, type, lay, shape, {}, bn, ActivationMode::relu), seed++);
+        }
+      }
+    }
+  }
+  // Bias and two BN steps in one chain: several per-channel states per vector.
+  for (Lay lay : kAllLayouts) {
+    PlanBuilder b(DataType::half, {3, 24, 7, 7}, lay);
+    b.bias().bn_infer(BatchNormMode::spatial).act(ActivationMode::leakyrelu).bn_infer(BatchNormMode::spatial);
+    run_and_check(b.take(), 1399 + static_cast<int>(lay));
+  }
+}
+
 TEST_CASE("fused pointwise: every activation mode in every data type") {
   std::uint64_t seed = 1100;
   for (DataType type : kAllTypes) {

@@ -19,13 +19,14 @@ struct Shape {
   int n, c, h, w, k, r, s, pad, stride, dil = 1, groups = 1;
 };
 
-enum class Epi { none, bias_relu, bn_act_residual, prologue };
+enum class Epi { none, bias_relu, bn_act_residual, cbna, prologue };
 
 const char* name_of(Epi e) {
   switch (e) {
     case Epi::none: return "conv";
     case Epi::bias_relu: return "conv+bias+relu";
     case Epi::bn_act_residual: return "conv+bn(per-act)+leakyrelu+residual";
+    case Epi::cbna: return "conv+bias+bn(spatial)+relu";
     case Epi::prologue: return "bn+elu|conv+bias";
   }
   return "?";
@@ -59,6 +60,11 @@ class IgemmRun {
                                         packed(DataType::float32, {1, sh.k, out.lengths[2], out.lengths[3]}, Lay::nchw)});
         plan_->add(ActivationForwardOp{ActivationMode::leakyrelu});
         plan_->add(ResidualAddOp{out});
+        break;
+      case Epi::cbna:  // per-channel parameters: prepared once per channel in the epilogues
+        bias();
+        plan_->add(BatchNormInferenceOp{BatchNormMode::spatial, packed(DataType::float32, per_channel(sh.k, 4), Lay::nchw)});
+        plan_->add(ActivationForwardOp{ActivationMode::relu});
         break;
       case Epi::prologue: bias(); break;
     }
@@ -229,7 +235,7 @@ TEST_CASE("igemm: ResNet-50-like layers in fp16/bf16/fp32/tf32 x NCHW/NHWC") {
   for (const Variant& v : kVariants) {
     for (Lay lay : kAllLayouts) {
       for (const Shape& sh : shapes) {
-        const Epi epi = seed % 2 ? Epi::bias_relu : Epi::bn_act_residual;
+        const Epi epi = seed % 3 == 0 ? Epi::bias_relu : seed % 3 == 1 ? Epi::bn_act_residual : Epi::cbna;
         run_checked(v.type, lay, sh, epi, v.tf32, seed++);
       }
     }
@@ -263,7 +269,10 @@ TEST_CASE("igemm: every tile, on edges (M, N and K not multiples of the tile)") 
   std::uint64_t seed = 300;
   for (const auto& [v, tiles] : sets) {
     for (Lay lay : kAllLayouts) {
-      for (const char* tile : tiles) run_checked(v.type, lay, sh, Epi::bias_relu, v.tf32, seed++, tile);
+      for (const char* tile : tiles) {
+        run_checked(v.type, lay, sh, Epi::bias_relu, v.tf32, seed++, tile);
+        run_checked(v.type, lay, sh, Epi::cbna, v.tf32, seed++, tile);  // the epilogues' per-channel paths
+      }
     }
   }
 }
