@@ -57,7 +57,10 @@ constexpr bool kAlongK = hfi::OutAlongK;
 constexpr int kOutVec = hfi::OutVec;
 constexpr int kStageLd = kAlongK ? BN + 8 : BM + 4;
 constexpr int kEpiBytes = (kAlongK ? BM : BN) * kStageLd * 4;
-// The host sizes the dynamic shared memory as max(kPipeBytes, kEpiBytes) (Config::shared_bytes).
+// The host sizes the dynamic shared memory as max(kPipeBytes, kEpiBytes), or as their sum for
+// persistent blocks, whose staging must not overlap the next tile's loads (Config::shared_bytes).
+constexpr bool kPersistent = hfi::Persistent;
+constexpr int kEpiOffset = kPersistent ? kPipeBytes : 0;
 static_assert(BM % 32 == 0 && BN % 32 == 0, "staging pads assume multiples of 32");
 static_assert((kAlongK ? BN : BM) % kOutVec == 0, "output vectors tile the block");
 
@@ -302,12 +305,16 @@ HF_DEVICE void mma_fragments(float (&acc)[MI][NI][4], const Fragments& f) {
 // One mma K step = two 16-byte chunks. With 8 chunks per row (4 k-steps) the fragments are
 // double-buffered: step ks + 1's ldmatrix are issued before step ks's mma, so the shared
 // memory reads overlap the matrix instructions in the order the PTX gives them. The 4-chunk
-// tiles keep the single buffer (the biggest of them sit at 240 registers).
+// tiles keep the single buffer (the biggest of them sit at 240 registers), and so do tiles
+// whose A loader keeps more than 8 receptive fields per thread (256x64 with 4 warps: 16,
+// which with two buffers reaches 255 registers and spills).
+constexpr bool kDoubleFragments = kChunks == 8 && BM * kChunks / kThreads <= 8;
+
 HF_DEVICE void compute_tile(float (&acc)[MI][NI][4], const char* stage, int warp_m, int warp_n, int lane) {
   const char* sa = stage;
   const char* sb = stage + BM * kRowBytes;
   constexpr int kSteps = kChunks / 2;
-  if constexpr (kChunks == 8) {
+  if constexpr (kDoubleFragments) {
     Fragments f[2];
     load_fragments(f[0], sa, sb, 0, warp_m, warp_n, lane);
 #pragma unroll
@@ -325,31 +332,53 @@ HF_DEVICE void compute_tile(float (&acc)[MI][NI][4], const char* stage, int warp
   }
 }
 
-}  // namespace igemm
+// 1-D grid: tile = (m tile) * NT + (n tile), so consecutive blocks share an A tile.
+constexpr int NT = (kNg + BN - 1) / BN;
+constexpr I kTiles = (kM + BM - 1) / BM * NT;
 
-HF_KERNEL void __launch_bounds__(igemm::kThreads, hfi::MinBlocks) hf_conv_igemm(hf::ConvArgs args) {
-  using namespace igemm;
-  extern __shared__ uint4 smem_words[];  // 16-byte aligned
-  char* smem = reinterpret_cast<char*>(smem_words);
+// Points the loaders at `tile` and puts its first Stages - 1 k-tiles in flight (one
+// commit group each; with one stage the whole K, deposited, one group).
+template <class A, class B>
+HF_DEVICE void start_tile(A& a_load, B& b_load, I tile, int group, int tid, const T* HF_RESTRICT x,
+                          const T* HF_RESTRICT w, char* smem, const hf::ChainArgs& chain) {
+  a_load.init(tile / NT * BM, group, tid);
+  b_load.init(static_cast<int>(tile % NT) * BN, group, tid);
+  if constexpr (kStages == 1) {
+    a_load.fetch(x, 0, smem, chain);
+    b_load.fetch(w, 0, smem, chain);
+    a_load.deposit(smem);
+    b_load.deposit(smem);
+    hf::cp_async_commit();
+  } else {
+#pragma unroll
+    for (int s = 0; s < kStages - 1; ++s) {
+      if (s < KT) {
+        a_load.fetch(x, s, smem + s * kStageBytes, chain);
+        b_load.fetch(w, s, smem + s * kStageBytes, chain);
+        a_load.deposit(smem + s * kStageBytes);
+        b_load.deposit(smem + s * kStageBytes);
+      }
+      hf::cp_async_commit();
+    }
+  }
+}
 
+// One output tile: its k-tiles (started by start_tile), then the epilogue. Persistent
+// blocks start `next_tile` (when < kTiles) between the two, so that its loads overlap this
+// tile's stores (the epilogue's staging then lies past the pipeline buffers).
+template <class A, class B>
+HF_DEVICE void conv_tile(const hf::ConvArgs& args, char* smem, A& a_load, B& b_load, I tile, I next_tile) {
   const int tid = static_cast<int>(threadIdx.x);
   const int lane = tid & 31, warp = tid >> 5;
   const int warp_m = warp / kWarpsN, warp_n = warp % kWarpsN;
 
-  // 1-D grid: blockIdx.x = (m tile) * NT + (n tile), so consecutive blocks share an A tile.
-  constexpr int NT = (kNg + BN - 1) / BN;
   const int group = static_cast<int>(blockIdx.y);
-  const I m0 = static_cast<I>(blockIdx.x / NT) * BM;
-  const int n0 = static_cast<int>(blockIdx.x % NT) * BN;
+  const I m0 = tile / NT * BM;
+  const int n0 = static_cast<int>(tile % NT) * BN;
 
   const T* HF_RESTRICT x = static_cast<const T*>(args.x);
   const T* HF_RESTRICT w = static_cast<const T*>(args.w);
   T* HF_RESTRICT y = static_cast<T*>(args.y);
-
-  ALoader<hfi::AMode> a_load;
-  BLoader<hfi::BMode> b_load;
-  a_load.init(m0, group, tid);
-  b_load.init(n0, group, tid);
 
   float acc[MI][NI][4];
 #pragma unroll
@@ -360,28 +389,11 @@ HF_KERNEL void __launch_bounds__(igemm::kThreads, hfi::MinBlocks) hf_conv_igemm(
       for (int e = 0; e < 4; ++e) acc[mi][ni][e] = 0.0f;
 
   if constexpr (kStages == 1) {
-    // GEMM K fits one k-tile (the host gives such plans one stage): load, wait, compute.
-    a_load.fetch(x, 0, smem, args.chain);
-    b_load.fetch(w, 0, smem, args.chain);
-    a_load.deposit(smem);
-    b_load.deposit(smem);
-    hf::cp_async_commit();
+    // GEMM K fits one k-tile (the host gives such plans one stage): wait, compute.
     hf::cp_async_wait<0>();
     __syncthreads();
     compute_tile(acc, smem, warp_m, warp_n, lane);
   } else {
-    // Prologue: the first Stages - 1 k-tiles in flight.
-#pragma unroll
-    for (int s = 0; s < kStages - 1; ++s) {
-      if (s < KT) {
-        a_load.fetch(x, s, smem + s * kStageBytes, args.chain);
-        b_load.fetch(w, s, smem + s * kStageBytes, args.chain);
-        a_load.deposit(smem + s * kStageBytes);
-        b_load.deposit(smem + s * kStageBytes);
-      }
-      hf::cp_async_commit();
-    }
-
     // Main loop: wait for tile kt, start tile kt + Stages - 1 into the buffer freed by tile
     // kt - 1 (every thread is past computing it: the barrier), compute tile kt; gathered
     // tiles are written to shared memory after the compute, hiding their load latency.
@@ -404,9 +416,12 @@ HF_KERNEL void __launch_bounds__(igemm::kThreads, hfi::MinBlocks) hf_conv_igemm(
   }
   hf::cp_async_wait<0>();
   __syncthreads();
+  if constexpr (kPersistent) {
+    if (next_tile < kTiles) start_tile(a_load, b_load, next_tile, group, tid, x, w, smem, args.chain);
+  }
 
   // Epilogue 1: accumulators -> shared memory (fp32).
-  float* stage = reinterpret_cast<float*>(smem);
+  float* stage = reinterpret_cast<float*>(smem + kEpiOffset);
   {
     const int g = lane >> 2, t = lane & 3;
 #pragma unroll
@@ -469,5 +484,27 @@ HF_KERNEL void __launch_bounds__(igemm::kThreads, hfi::MinBlocks) hf_conv_igemm(
       }
       *reinterpret_cast<Vec<T, kOutVec>*>(y + off) = out;
     }
+  }
+}
+
+}  // namespace igemm
+
+HF_KERNEL void __launch_bounds__(igemm::kThreads, hfi::MinBlocks) hf_conv_igemm(hf::ConvArgs args) {
+  using namespace igemm;
+  extern __shared__ uint4 smem_words[];  // 16-byte aligned
+  char* smem = reinterpret_cast<char*>(smem_words);
+  const int tid = static_cast<int>(threadIdx.x);
+  const int group = static_cast<int>(blockIdx.y);
+  ALoader<hfi::AMode> a_load;
+  BLoader<hfi::BMode> b_load;
+  I tile = blockIdx.x;
+  start_tile(a_load, b_load, tile, group, tid, static_cast<const T*>(args.x), static_cast<const T*>(args.w), smem,
+             args.chain);
+  if constexpr (kPersistent) {
+    // gridDim.x blocks (about the resident count) walk the tiles; every block starts with one.
+    // (The next tile's k-loop barriers order this tile's staging reads before its writes.)
+    for (; tile < kTiles; tile += gridDim.x) conv_tile(args, smem, a_load, b_load, tile, tile + gridDim.x);
+  } else {
+    conv_tile(args, smem, a_load, b_load, tile, kTiles);
   }
 }

@@ -11,6 +11,8 @@ namespace {
 
 constexpr int kDefaultMultiprocessors = 132;  // H200
 constexpr std::int64_t kMaxGroups = 65535;    // grid.y
+constexpr int kSharedPerSm = 228 * 1024;       // H100 / H200 (sm_90)
+constexpr int kSharedReservedPerBlock = 1024;
 constexpr std::int64_t kMaxPackedInputBytes = std::int64_t{1} << 30;  // scratch for a re-laid-out x
 // Cost of a gathered A row per kk, in units of one tile multiply-add (calibrated on the H200
 // tile sweep of docs/PERF_NOTES.md, v2: 3x3 256->256 14x14 NCHW, 128x128 90.5 us vs 128x64 127.2 us).
@@ -22,6 +24,7 @@ struct Candidate {
   int bm, bn, warps_m, warps_n, stages, min_blocks;
   double efficiency;  // relative throughput of the tile's inner loop (operand reuse per byte of shared memory)
   int k_chunks = 4;   // matrix kernel: 16-byte chunks per k-tile row (4: BK 32 fp16, 8: BK 64 fp16)
+  bool persistent = false;  // matrix kernel: min_blocks blocks per SM loop over the output tiles
 };
 
 // Matrix-unit tiles: a 64x64 warp tile reads 32 FLOP per byte of shared memory (ldmatrix),
@@ -51,6 +54,10 @@ constexpr Candidate kK64Tiles[] = {
     {"128x64k64", Kernel::matrix, 128, 64, 2, 2, 3, 3, 0.8, 8},
     // 8 warps of 32x32 at most 128 registers, 72 KB: 2-3 blocks = 16-24 warps per SM.
     {"128x64w8k64", Kernel::matrix, 128, 64, 4, 2, 3, 2, 0.6, 8},
+    // Persistent 128x64k64 for short-K memory-bound layers: 3 blocks per SM walk the output
+    // tiles and start the next tile's loads before the current tile's epilogue, so that loads
+    // and stores overlap within a block (staging apart from the pipeline: 61 KB for K = 64).
+    {"128x64k64p", Kernel::matrix, 128, 64, 2, 2, 3, 3, 0.8, 8, true},
 };
 // The automatic choice's BK = 64 substitutes: once the sweep confirms a BK = 64 tile beats
 // the BK = 32 tile the heuristic picks, add {picked, substitute} here (one line each). The
@@ -106,10 +113,9 @@ int sm_version(const std::string& arch) {
 }
 
 Config make_config(const Problem& p, const Candidate& c, int sms) {
-  (void)sms;
   Config cfg;
   cfg.kernel = c.kernel;
-  cfg.tile = {c.bm, c.bn, c.warps_m, c.warps_n, c.stages, c.min_blocks, c.k_chunks};
+  cfg.tile = {c.bm, c.bn, c.warps_m, c.warps_n, c.stages, c.min_blocks, c.k_chunks, c.persistent};
   const bool matrix = c.kernel == Kernel::matrix;
   if (matrix) {
     // More stages than k-tiles + 1 only take shared memory (and resident blocks): with
@@ -167,11 +173,19 @@ Config make_config(const Problem& p, const Candidate& c, int sms) {
   if (matrix) {
     const int pipe = cfg.tile.stages * (c.bm + c.bn) * 16 * c.k_chunks;
     const int epi = cfg.out_along_k ? c.bm * (c.bn + 8) * 4 : c.bn * (c.bm + 4) * 4;
-    cfg.shared_bytes = std::max(pipe, epi);
+    cfg.shared_bytes = c.persistent ? pipe + epi : std::max(pipe, epi);
   } else {
     cfg.shared_bytes = 0;  // static: 2 x 8 x (BM + 4 + BN + 4) floats
   }
   cfg.grid_x = ceil_div(p.gemm_m(), c.bm) * ceil_div(ng, c.bn);
+  // Persistent: the resident blocks (min_blocks per SM, or fewer where shared memory allows
+  // fewer: 228 KB per SM, 1 KB of it reserved per block), shared among the groups. A block
+  // that is not resident at the start would run its whole share after the others.
+  if (matrix && c.persistent) {
+    const int by_smem = std::max(1, kSharedPerSm / (cfg.shared_bytes + kSharedReservedPerBlock));
+    const std::int64_t resident = std::int64_t{sms} * std::min(c.min_blocks, by_smem);
+    cfg.grid_x = std::min(cfg.grid_x, std::max<std::int64_t>(1, resident / p.groups));
+  }
   cfg.grid_y = p.groups;
   return cfg;
 }
@@ -204,13 +218,13 @@ std::array<std::int64_t, 4> nhwc_strides(int n, int c, int h, int w) {
 const char* Tile::name() const {
   for (const auto& c : kMatrixTiles) {
     if (c.bm == bm && c.bn == bn && c.warps_m == warps_m && c.warps_n == warps_n && c.k_chunks == k_chunks &&
-        warps_m > 0) {
+        c.persistent == persistent && warps_m > 0) {
       return c.name;
     }
   }
   for (const auto& c : kK64Tiles) {
     if (c.bm == bm && c.bn == bn && c.warps_m == warps_m && c.warps_n == warps_n && c.k_chunks == k_chunks &&
-        warps_m > 0) {
+        c.persistent == persistent && warps_m > 0) {
       return c.name;
     }
   }
@@ -226,6 +240,7 @@ std::string Config::describe() const {
   if (kernel == Kernel::matrix) {
     s += " w" + std::to_string(tile.warps_m) + "x" + std::to_string(tile.warps_n) + " s" + std::to_string(tile.stages);
     if (tile.k_chunks != 4) s += " k" + std::to_string(tile.k_chunks * 16) + "B";
+    if (tile.persistent) s += " persistent";
   }
   const char* la = a_loader == Loader::async16 ? "vec" : "gather";
   const char* lb = b_loader == Loader::async16 ? "vec" : "gather";
@@ -331,6 +346,7 @@ std::string generate_header(const Problem& p, const Config& c) {
   s += "constexpr int WarpsM = " + std::to_string(c.tile.warps_m) + ", WarpsN = " + std::to_string(c.tile.warps_n) +
        ", Stages = " + std::to_string(c.tile.stages) + ", MinBlocks = " + std::to_string(c.tile.min_blocks) + ";\n";
   s += "constexpr int KChunks = " + std::to_string(c.tile.k_chunks) + ";  // 16-byte chunks per k-tile row\n";
+  s += "constexpr bool Persistent = " + b(c.tile.persistent) + ";  // blocks loop over the output tiles\n";
   s += "constexpr int AMode = " + std::to_string(static_cast<int>(c.a_loader)) +
        ", BMode = " + std::to_string(static_cast<int>(c.b_loader)) + ";  // 0: 16-byte vectors, 1: gathered\n";
   s += "constexpr bool OutAlongK = " + b(c.out_along_k) + ";\n";

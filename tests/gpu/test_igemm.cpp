@@ -270,10 +270,10 @@ TEST_CASE("igemm: every tile, on edges (M, N and K not multiples of the tile)") 
 }
 
 // The BK = 64 tiles (128-byte k-tile rows, 8-chunk swizzle, double-buffered fragments, stages
-// cut to the k-tiles) on small odd problems: partial k-tiles, M and N edges, GEMM K below one
+// cut to the k-tiles; the persistent one walks several output tiles per block) on small odd problems: partial k-tiles, M and N edges, GEMM K below one
 // k-tile, per-element gathers and a prologue; fp16 / bf16 x NHWC / NCHW, and tf32 on two.
 TEST_CASE("igemm: BK 64 tiles on edges, fp16/bf16 x NHWC/NCHW") {
-  const char* tiles[] = {"128x128k64", "128x128w8k64", "256x64k64", "128x64k64", "128x64w8k64"};
+  const char* tiles[] = {"128x128k64", "128x128w8k64", "256x64k64", "128x64k64", "128x64w8k64", "128x64k64p"};
   struct Case {
     Shape shape;
     Epi epi;
@@ -417,7 +417,8 @@ TEST_CASE("igemm: timing of the reference layers (batch 64, conv+bias+relu)") {
 TEST_CASE("igemm: tile sweep on the reference layers" * doctest::skip()) {
   print_header();
   const std::vector<std::string> matrix = {"128x128",    "128x128w8",    "256x64",    "128x64",    "64x64",
-                                           "128x128k64", "128x128w8k64", "256x64k64", "128x64k64", "128x64w8k64"};
+                                           "128x128k64", "128x128w8k64", "256x64k64", "128x64k64", "128x64w8k64",
+                                           "128x64k64p"};
   const std::vector<std::string> simt = {"simt128x128", "simt128x64", "simt64x64"};
   for (const Layer& l : kLayers) {
     for (Lay lay : {Lay::nhwc, Lay::nchw}) {

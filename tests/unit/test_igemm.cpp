@@ -229,9 +229,9 @@ TEST_CASE("igemm: every tile x data type x layout compiles for sm_90 with hipRTC
       {DataType::half, false, {"128x128", "128x128w8", "256x64", "128x64", "64x64", "128x32"}},
       {DataType::bfloat16, false, {"128x128", "128x128w8", "256x64", "128x64", "64x64", "128x32"}},
       {DataType::float32, true, {"128x128", "64x64"}},
-      {DataType::half, false, {"128x128k64", "128x128w8k64", "256x64k64", "128x64k64", "128x64w8k64"}},
-      {DataType::bfloat16, false, {"128x128k64", "128x128w8k64", "256x64k64", "128x64k64", "128x64w8k64"}},
-      {DataType::float32, true, {"128x128k64", "128x64k64"}},
+      {DataType::half, false, {"128x128k64", "128x128w8k64", "256x64k64", "128x64k64", "128x64w8k64", "128x64k64p"}},
+      {DataType::bfloat16, false, {"128x128k64", "128x128w8k64", "256x64k64", "128x64k64", "128x64w8k64", "128x64k64p"}},
+      {DataType::float32, true, {"128x128k64", "128x64k64p"}},
       {DataType::float32, false, {"simt128x128", "simt128x64", "simt64x64"}},
   };
   int compiled = 0;
@@ -311,6 +311,30 @@ TEST_CASE("igemm: BK 64 tiles: shared memory, stages cut to the k-tiles, sweep-o
     CHECK(ConvImplicitGemmSolver::config_for(*make_plan(cc), sm90()).tile.k_chunks == 4);
     CHECK(ConvImplicitGemmSolver::config_for(*make_plan(one), sm90()).tile.k_chunks == 4);
   }
+  SUBCASE("the persistent tile: staging apart from the pipeline, about the resident blocks") {
+    ConvCase one;  // 1x1 64 -> 256, 56x56, batch 64: 6272 tiles of 128x64
+    one.n = 64;
+    one.h = one.w = 56;
+    one.k = 256;
+    one.r = one.s = 1;
+    one.pad = 0;
+    const igemm::Config c = ConvImplicitGemmSolver::config_for(*make_plan(one), sm90(), "128x64k64p");
+    CHECK(std::string(c.tile.name()) == "128x64k64p");
+    CHECK(c.tile.persistent);
+    CHECK(c.tile.stages == 1);
+    CHECK(c.shared_bytes == 192 * 128 + 128 * 72 * 4);  // 24 KB + 36 KB: 3 blocks per SM
+    CHECK(c.grid_x == 132 * 3);
+    CHECK(c.describe().find("persistent") != std::string::npos);
+    ConvCase three = one;  // 3x3: 3 stages, 108 KB: 2 blocks per SM
+    three.k = 64;
+    three.r = three.s = 3;
+    three.pad = 1;
+    const igemm::Config c3 = ConvImplicitGemmSolver::config_for(*make_plan(three), sm90(), "128x64k64p");
+    CHECK(c3.grid_x == 132 * 2);
+    ConvCase tiny;  // fewer tiles than resident blocks: one per block
+    const igemm::Config ct = ConvImplicitGemmSolver::config_for(*make_plan(tiny), sm90(), "128x64k64p");
+    CHECK(ct.grid_x == 4);  // 392 pixels: 4 tiles of 128, one of 64 channels
+  }
   // The BK 32 tiles keep their stages where K is long, and drop the unused ones where not.
   ConvCase one;
   one.n = 64;
@@ -335,7 +359,7 @@ TEST_CASE("igemm: write the generated headers of the reference layers" * doctest
   REQUIRE(dir_env != nullptr);
   const std::filesystem::path root(dir_env);
   const char* tiles[] = {"128x128",    "128x128w8",    "256x64",    "128x64",    "64x64",      "128x32",
-                         "128x128k64", "128x128w8k64", "256x64k64", "128x64k64", "128x64w8k64"};
+                         "128x128k64", "128x128w8k64", "256x64k64", "128x64k64", "128x64w8k64", "128x64k64p"};
   struct Layer {
     const char* name;
     int c, hw, k, r;
