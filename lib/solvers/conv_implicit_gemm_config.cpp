@@ -59,10 +59,13 @@ constexpr Candidate kK64Tiles[] = {
     // and stores overlap within a block (staging apart from the pipeline: 61 KB for K = 64).
     {"128x64k64p", Kernel::matrix, 128, 64, 2, 2, 3, 3, 0.8, 8, true},
 };
+// The tile of memory-bound plans (GEMM K <= 128, N >= 64; see choose_config). The v5
+// prediction (docs/PERF_NOTES.md) is that "128x64k64p" beats it: change it here once measured.
+constexpr const char* kMemoryBoundTile = "128x64";
 // The automatic choice's BK = 64 substitutes: once the sweep confirms a BK = 64 tile beats
 // the BK = 32 tile the heuristic picks, add {picked, substitute} here (one line each). The
 // v5 predictions (docs/PERF_NOTES.md) would give:
-//   {"128x64", "128x64k64"}, {"256x64", "128x64k64"}, {"128x128", "128x128w8k64"}
+//   {"128x64", "128x64k64"}, {"256x64", "128x64k64"}, {"128x128", "128x128k64"}
 struct Promotion {
   const char* from;
   const char* to;
@@ -290,7 +293,10 @@ Config choose_config(const Problem& p, int sms, const std::string& force_tile) {
   // 128x64 67.4 us, 64x64 72.2, 128x128 77.7 NHWC; 76.0 vs 81.6 NCHW).
   if (force_tile.empty() && matrix && p.gemm_k() <= 128 && p.gemm_n() >= 64) {
     for (const Candidate* c : pool) {
-      if (std::string(c->name) == "128x64") best = c;
+      if (std::string(c->name) == kMemoryBoundTile) best = c;
+    }
+    for (const auto& c : kK64Tiles) {
+      if (std::string(c.name) == kMemoryBoundTile) best = &c;
     }
   }
   if (!force_tile.empty()) {
@@ -326,7 +332,9 @@ Config choose_config(const Problem& p, int sms, const std::string& force_tile) {
       }
     }
   }
-  if (force_tile.empty() && best->kernel == Kernel::matrix) {
+  // Only with a cp.async A: a register-staged A holds twice the values per thread at BK 64
+  // (not yet checked for spills with prologues / per-element decodes).
+  if (force_tile.empty() && best->kernel == Kernel::matrix && make_config(p, *best, sms).a_loader == Loader::async16) {
     for (const Promotion& pr : kPromote) {
       if (std::string(pr.from) != best->name) continue;
       for (const auto& c : kK64Tiles) {
