@@ -2,12 +2,14 @@
 // (and fp32 data as tf32 when the plan allows it), the plan's pointwise ops fused into the
 // epilogue. The GEMM view is in common/igemm.h; every shape is a compile-time constant.
 //
-// Block tile BM x BN (pixels x output channels), k-tile of 64 bytes (32 fp16 / 16 fp32)
-// per row, WarpsM x WarpsN groups of 32 threads each computing a (BM/WarpsM) x (BN/WarpsN)
-// warp tile with m16n8k16 (m16n8k8 for tf32) matrix instructions fed by ldmatrix.
-// Shared memory: Stages ring buffers, each [BM rows of A | BN rows of B] x 64 bytes, the
-// four 16-byte chunks of a row XOR-swizzled by (row / 2) % 4 so that both the 16-byte
-// stores of the loaders and the 8-row reads of ldmatrix are conflict-free.
+// Block tile BM x BN (pixels x output channels), k-tile of KChunks 16-byte chunks per row
+// (4: 64 bytes, 32 fp16 / 16 fp32; 8: 128 bytes, 64 fp16 / 32 fp32), WarpsM x WarpsN groups
+// of 32 threads each computing a (BM/WarpsM) x (BN/WarpsN) warp tile with m16n8k16 (m16n8k8
+// for tf32) matrix instructions fed by ldmatrix.
+// Shared memory: Stages ring buffers, each [BM rows of A | BN rows of B] x KChunks * 16
+// bytes, the chunks of a row XOR-swizzled (4 chunks: by (row / 2) % 4; 8 chunks: by row % 8)
+// so that both the 16-byte stores of the loaders and the 8-row reads of ldmatrix are
+// conflict-free.
 // Loaders (hfi::AMode / BMode):
 //   kAsync16: cp.async of 16-byte vectors (x NHWC-like with C/G % 8 == 0, w contiguous along
 //             (r, s, c)): a multistage pipeline, Stages - 1 tiles in flight. NCHW inputs with
@@ -27,7 +29,7 @@
 namespace igemm {
 
 constexpr int kVec = 16 / static_cast<int>(sizeof(T));  // elements per 16-byte chunk
-constexpr int kChunks = 4;                               // chunks per shared-memory row
+constexpr int kChunks = hfi::KChunks;                    // chunks per shared-memory row
 constexpr int BK = kChunks * kVec;                       // GEMM K per k-tile
 constexpr int BM = hfi::BM, BN = hfi::BN;
 constexpr int kWarpsM = hfi::WarpsM, kWarpsN = hfi::WarpsN;
@@ -44,7 +46,8 @@ constexpr bool kTf32 = hfi::Tf32;
 static_assert(HF_WARP_SIZE % 32 == 0, "the mma groups are 32 threads");
 static_assert(MI >= 1 && NI >= 2 && NI % 2 == 0 && WTM % 16 == 0 && WTN % 16 == 0, "warp tile");
 static_assert((BM * kChunks) % kThreads == 0 && (BN * kChunks) % kThreads == 0, "loader slots");
-static_assert(kStages >= 2, "at least double buffering");
+static_assert(kStages >= 2 || KT == 1, "at least double buffering (one stage: K fits one k-tile)");
+static_assert(kChunks == 4 || kChunks == 8, "k-tile rows of 64 or 128 bytes");
 static_assert(kTf32 == (sizeof(T) == 4), "fp32 data runs on the matrix units only as tf32");
 
 // Epilogue staging: [BM][BN + 8] floats when the output is contiguous along channels,
@@ -54,11 +57,20 @@ constexpr bool kAlongK = hfi::OutAlongK;
 constexpr int kOutVec = hfi::OutVec;
 constexpr int kStageLd = kAlongK ? BN + 8 : BM + 4;
 constexpr int kEpiBytes = (kAlongK ? BM : BN) * kStageLd * 4;
-// The host sizes the dynamic shared memory as max(kPipeBytes, kEpiBytes) (Config::shared_bytes).
+// The host sizes the dynamic shared memory as max(kPipeBytes, kEpiBytes), or as their sum for
+// persistent blocks, whose staging must not overlap the next tile's loads (Config::shared_bytes).
+constexpr bool kPersistent = hfi::Persistent;
+constexpr int kEpiOffset = kPersistent ? kPipeBytes : 0;
 static_assert(BM % 32 == 0 && BN % 32 == 0, "staging pads assume multiples of 32");
 static_assert((kAlongK ? BN : BM) % kOutVec == 0, "output vectors tile the block");
 
-HF_DEVICE int swizzle(int row, int chunk) { return row * kRowBytes + ((chunk ^ ((row >> 1) & 3)) << 4); }
+HF_DEVICE int swizzle(int row, int chunk) {
+  if constexpr (kChunks == 8) {
+    return row * kRowBytes + ((chunk ^ (row & 7)) << 4);
+  } else {
+    return row * kRowBytes + ((chunk ^ ((row >> 1) & 3)) << 4);
+  }
+}
 
 enum LoaderMode : int { kAsync16 = 0, kGather = 1 };
 
@@ -257,61 +269,116 @@ HF_DEVICE void mma_step(float (&d)[4], const unsigned (&a)[4], const unsigned (&
   }
 }
 
+// One mma K step's fragments of the warp tile: A (MI 16x16 pieces) and B (NI 16x8 pieces).
+struct Fragments {
+  unsigned a[MI][4];
+  unsigned b[NI][2];
+};
+
+HF_DEVICE void load_fragments(Fragments& f, const char* sa, const char* sb, int ks, int warp_m, int warp_n,
+                              int lane) {
+#pragma unroll
+  for (int mi = 0; mi < MI; ++mi) {
+    const int row = warp_m * WTM + mi * 16 + (lane & 15);
+    hf::ldsm_x4(f.a[mi], sa + swizzle(row, ks * 2 + (lane >> 4)));
+  }
+#pragma unroll
+  for (int nj = 0; nj < NI / 2; ++nj) {
+    const int row = warp_n * WTN + nj * 16 + ((lane >> 4) << 3) + (lane & 7);
+    unsigned t[4];
+    hf::ldsm_x4(t, sb + swizzle(row, ks * 2 + ((lane >> 3) & 1)));
+    f.b[2 * nj][0] = t[0];
+    f.b[2 * nj][1] = t[1];
+    f.b[2 * nj + 1][0] = t[2];
+    f.b[2 * nj + 1][1] = t[3];
+  }
+}
+
+HF_DEVICE void mma_fragments(float (&acc)[MI][NI][4], const Fragments& f) {
+#pragma unroll
+  for (int mi = 0; mi < MI; ++mi) {
+#pragma unroll
+    for (int ni = 0; ni < NI; ++ni) mma_step<T>(acc[mi][ni], f.a[mi], f.b[ni]);
+  }
+}
+
+// One mma K step = two 16-byte chunks. With 8 chunks per row (4 k-steps) the fragments are
+// double-buffered: step ks + 1's ldmatrix are issued before step ks's mma, so the shared
+// memory reads overlap the matrix instructions in the order the PTX gives them. The 4-chunk
+// tiles keep the single buffer (the biggest of them sit at 240 registers), and so do tiles
+// whose A loader keeps more than 8 receptive fields per thread (256x64 with 4 warps: 16,
+// which with two buffers reaches 255 registers and spills).
+constexpr bool kDoubleFragments = kChunks == 8 && BM * kChunks / kThreads <= 8;
+
 HF_DEVICE void compute_tile(float (&acc)[MI][NI][4], const char* stage, int warp_m, int warp_n, int lane) {
   const char* sa = stage;
   const char* sb = stage + BM * kRowBytes;
+  constexpr int kSteps = kChunks / 2;
+  if constexpr (kDoubleFragments) {
+    Fragments f[2];
+    load_fragments(f[0], sa, sb, 0, warp_m, warp_n, lane);
 #pragma unroll
-  for (int ks = 0; ks < kChunks / 2; ++ks) {  // one mma K step = two 16-byte chunks
-    unsigned af[MI][4];
-    unsigned bf[NI][2];
-#pragma unroll
-    for (int mi = 0; mi < MI; ++mi) {
-      const int row = warp_m * WTM + mi * 16 + (lane & 15);
-      hf::ldsm_x4(af[mi], sa + swizzle(row, ks * 2 + (lane >> 4)));
+    for (int ks = 0; ks < kSteps; ++ks) {
+      if (ks + 1 < kSteps) load_fragments(f[(ks + 1) & 1], sa, sb, ks + 1, warp_m, warp_n, lane);
+      mma_fragments(acc, f[ks & 1]);
     }
+  } else {
 #pragma unroll
-    for (int nj = 0; nj < NI / 2; ++nj) {
-      const int row = warp_n * WTN + nj * 16 + ((lane >> 4) << 3) + (lane & 7);
-      unsigned t[4];
-      hf::ldsm_x4(t, sb + swizzle(row, ks * 2 + ((lane >> 3) & 1)));
-      bf[2 * nj][0] = t[0];
-      bf[2 * nj][1] = t[1];
-      bf[2 * nj + 1][0] = t[2];
-      bf[2 * nj + 1][1] = t[3];
-    }
-#pragma unroll
-    for (int mi = 0; mi < MI; ++mi) {
-#pragma unroll
-      for (int ni = 0; ni < NI; ++ni) mma_step<T>(acc[mi][ni], af[mi], bf[ni]);
+    for (int ks = 0; ks < kSteps; ++ks) {
+      Fragments f;
+      load_fragments(f, sa, sb, ks, warp_m, warp_n, lane);
+      mma_fragments(acc, f);
     }
   }
 }
 
-}  // namespace igemm
+// 1-D grid: tile = (m tile) * NT + (n tile), so consecutive blocks share an A tile.
+constexpr int NT = (kNg + BN - 1) / BN;
+constexpr I kTiles = (kM + BM - 1) / BM * NT;
 
-HF_KERNEL void __launch_bounds__(igemm::kThreads, hfi::MinBlocks) hf_conv_igemm(hf::ConvArgs args) {
-  using namespace igemm;
-  extern __shared__ uint4 smem_words[];  // 16-byte aligned
-  char* smem = reinterpret_cast<char*>(smem_words);
+// Points the loaders at `tile` and puts its first Stages - 1 k-tiles in flight (one
+// commit group each; with one stage the whole K, deposited, one group).
+template <class A, class B>
+HF_DEVICE void start_tile(A& a_load, B& b_load, I tile, int group, int tid, const T* HF_RESTRICT x,
+                          const T* HF_RESTRICT w, char* smem, const hf::ChainArgs& chain) {
+  a_load.init(tile / NT * BM, group, tid);
+  b_load.init(static_cast<int>(tile % NT) * BN, group, tid);
+  if constexpr (kStages == 1) {
+    a_load.fetch(x, 0, smem, chain);
+    b_load.fetch(w, 0, smem, chain);
+    a_load.deposit(smem);
+    b_load.deposit(smem);
+    hf::cp_async_commit();
+  } else {
+#pragma unroll
+    for (int s = 0; s < kStages - 1; ++s) {
+      if (s < KT) {
+        a_load.fetch(x, s, smem + s * kStageBytes, chain);
+        b_load.fetch(w, s, smem + s * kStageBytes, chain);
+        a_load.deposit(smem + s * kStageBytes);
+        b_load.deposit(smem + s * kStageBytes);
+      }
+      hf::cp_async_commit();
+    }
+  }
+}
 
+// One output tile: its k-tiles (started by start_tile), then the epilogue. Persistent
+// blocks start `next_tile` (when < kTiles) between the two, so that its loads overlap this
+// tile's stores (the epilogue's staging then lies past the pipeline buffers).
+template <class A, class B>
+HF_DEVICE void conv_tile(const hf::ConvArgs& args, char* smem, A& a_load, B& b_load, I tile, I next_tile) {
   const int tid = static_cast<int>(threadIdx.x);
   const int lane = tid & 31, warp = tid >> 5;
   const int warp_m = warp / kWarpsN, warp_n = warp % kWarpsN;
 
-  // 1-D grid: blockIdx.x = (m tile) * NT + (n tile), so consecutive blocks share an A tile.
-  constexpr int NT = (kNg + BN - 1) / BN;
   const int group = static_cast<int>(blockIdx.y);
-  const I m0 = static_cast<I>(blockIdx.x / NT) * BM;
-  const int n0 = static_cast<int>(blockIdx.x % NT) * BN;
+  const I m0 = tile / NT * BM;
+  const int n0 = static_cast<int>(tile % NT) * BN;
 
   const T* HF_RESTRICT x = static_cast<const T*>(args.x);
   const T* HF_RESTRICT w = static_cast<const T*>(args.w);
   T* HF_RESTRICT y = static_cast<T*>(args.y);
-
-  ALoader<hfi::AMode> a_load;
-  BLoader<hfi::BMode> b_load;
-  a_load.init(m0, group, tid);
-  b_load.init(n0, group, tid);
 
   float acc[MI][NI][4];
 #pragma unroll
@@ -321,42 +388,40 @@ HF_KERNEL void __launch_bounds__(igemm::kThreads, hfi::MinBlocks) hf_conv_igemm(
 #pragma unroll
       for (int e = 0; e < 4; ++e) acc[mi][ni][e] = 0.0f;
 
-  // Prologue: the first Stages - 1 k-tiles in flight.
-#pragma unroll
-  for (int s = 0; s < kStages - 1; ++s) {
-    if (s < KT) {
-      a_load.fetch(x, s, smem + s * kStageBytes, args.chain);
-      b_load.fetch(w, s, smem + s * kStageBytes, args.chain);
-      a_load.deposit(smem + s * kStageBytes);
-      b_load.deposit(smem + s * kStageBytes);
-    }
-    hf::cp_async_commit();
-  }
-
-  // Main loop: wait for tile kt, start tile kt + Stages - 1 into the buffer freed by tile
-  // kt - 1 (every thread is past computing it: the barrier), compute tile kt; gathered
-  // tiles are written to shared memory after the compute, hiding their load latency.
-  for (int kt = 0; kt < KT; ++kt) {
-    hf::cp_async_wait<kStages - 2>();
+  if constexpr (kStages == 1) {
+    // GEMM K fits one k-tile (the host gives such plans one stage): wait, compute.
+    hf::cp_async_wait<0>();
     __syncthreads();
-    const int next = kt + kStages - 1;
-    char* next_stage = smem + (next % kStages) * kStageBytes;
-    if (next < KT) {
-      a_load.fetch(x, next, next_stage, args.chain);
-      b_load.fetch(w, next, next_stage, args.chain);
-    }
-    hf::cp_async_commit();
-    compute_tile(acc, smem + (kt % kStages) * kStageBytes, warp_m, warp_n, lane);
-    if (next < KT) {
-      a_load.deposit(next_stage);
-      b_load.deposit(next_stage);
+    compute_tile(acc, smem, warp_m, warp_n, lane);
+  } else {
+    // Main loop: wait for tile kt, start tile kt + Stages - 1 into the buffer freed by tile
+    // kt - 1 (every thread is past computing it: the barrier), compute tile kt; gathered
+    // tiles are written to shared memory after the compute, hiding their load latency.
+    for (int kt = 0; kt < KT; ++kt) {
+      hf::cp_async_wait<(kStages > 1 ? kStages - 2 : 0)>();
+      __syncthreads();
+      const int next = kt + kStages - 1;
+      char* next_stage = smem + (next % kStages) * kStageBytes;
+      if (next < KT) {
+        a_load.fetch(x, next, next_stage, args.chain);
+        b_load.fetch(w, next, next_stage, args.chain);
+      }
+      hf::cp_async_commit();
+      compute_tile(acc, smem + (kt % kStages) * kStageBytes, warp_m, warp_n, lane);
+      if (next < KT) {
+        a_load.deposit(next_stage);
+        b_load.deposit(next_stage);
+      }
     }
   }
   hf::cp_async_wait<0>();
   __syncthreads();
+  if constexpr (kPersistent) {
+    if (next_tile < kTiles) start_tile(a_load, b_load, next_tile, group, tid, x, w, smem, args.chain);
+  }
 
   // Epilogue 1: accumulators -> shared memory (fp32).
-  float* stage = reinterpret_cast<float*>(smem);
+  float* stage = reinterpret_cast<float*>(smem + kEpiOffset);
   {
     const int g = lane >> 2, t = lane & 3;
 #pragma unroll
@@ -448,5 +513,27 @@ HF_KERNEL void __launch_bounds__(igemm::kThreads, hfi::MinBlocks) hf_conv_igemm(
       }
       *reinterpret_cast<Vec<T, kOutVec>*>(y + off) = out;
     }
+  }
+}
+
+}  // namespace igemm
+
+HF_KERNEL void __launch_bounds__(igemm::kThreads, hfi::MinBlocks) hf_conv_igemm(hf::ConvArgs args) {
+  using namespace igemm;
+  extern __shared__ uint4 smem_words[];  // 16-byte aligned
+  char* smem = reinterpret_cast<char*>(smem_words);
+  const int tid = static_cast<int>(threadIdx.x);
+  const int group = static_cast<int>(blockIdx.y);
+  ALoader<hfi::AMode> a_load;
+  BLoader<hfi::BMode> b_load;
+  I tile = blockIdx.x;
+  start_tile(a_load, b_load, tile, group, tid, static_cast<const T*>(args.x), static_cast<const T*>(args.w), smem,
+             args.chain);
+  if constexpr (kPersistent) {
+    // gridDim.x blocks (about the resident count) walk the tiles; every block starts with one.
+    // (The next tile's k-loop barriers order this tile's staging reads before its writes.)
+    for (; tile < kTiles; tile += gridDim.x) conv_tile(args, smem, a_load, b_load, tile, tile + gridDim.x);
+  } else {
+    conv_tile(args, smem, a_load, b_load, tile, kTiles);
   }
 }

@@ -11,6 +11,8 @@ namespace {
 
 constexpr int kDefaultMultiprocessors = 132;  // H200
 constexpr std::int64_t kMaxGroups = 65535;    // grid.y
+constexpr int kSharedPerSm = 228 * 1024;       // H100 / H200 (sm_90)
+constexpr int kSharedReservedPerBlock = 1024;
 constexpr std::int64_t kMaxPackedInputBytes = std::int64_t{1} << 30;  // scratch for a re-laid-out x
 // Cost of a gathered A row per kk, in units of one tile multiply-add (calibrated on the H200
 // tile sweep of docs/PERF_NOTES.md, v2: 3x3 256->256 14x14 NCHW, 128x128 90.5 us vs 128x64 127.2 us).
@@ -21,6 +23,8 @@ struct Candidate {
   Kernel kernel;
   int bm, bn, warps_m, warps_n, stages, min_blocks;
   double efficiency;  // relative throughput of the tile's inner loop (operand reuse per byte of shared memory)
+  int k_chunks = 4;   // matrix kernel: 16-byte chunks per k-tile row (4: BK 32 fp16, 8: BK 64 fp16)
+  bool persistent = false;  // matrix kernel: min_blocks blocks per SM loop over the output tiles
 };
 
 // Matrix-unit tiles: a 64x64 warp tile reads 32 FLOP per byte of shared memory (ldmatrix),
@@ -33,6 +37,41 @@ constexpr Candidate kMatrixTiles[] = {
     {"128x32", Kernel::matrix, 128, 32, 4, 1, 4, 1, 0.6},
     // 8 warps of 64x32, at most 128 registers: twice the warps per block (latency hiding).
     {"128x128w8", Kernel::matrix, 128, 128, 2, 4, 4, 2, 0.8},
+};
+// BK = 64 (fp16/bf16; 32 for tf32) tiles: 128-byte k-tile rows, half the barriers per FLOP
+// and twice the work per pipeline stage; stages chosen so that 2-3 blocks share a
+// multiprocessor's 228 KB. Not yet in the automatic choice (kPromote below): forced by
+// name (tests, the tile sweep) until the H200 sweep has measured them.
+constexpr Candidate kK64Tiles[] = {
+    // 4 warps of 64x64, 96 KB: 2 blocks per SM like 128x128, half the barriers.
+    {"128x128k64", Kernel::matrix, 128, 128, 2, 2, 3, 2, 1.0, 8},
+    // 8 warps of 64x32 at most 128 registers, 96 KB: 2 blocks = 16 warps per SM.
+    {"128x128w8k64", Kernel::matrix, 128, 128, 2, 4, 3, 2, 0.8, 8},
+    // 4 warps of 64x64, 120 KB: 1 block per SM (registers would allow 2).
+    {"256x64k64", Kernel::matrix, 256, 64, 4, 1, 3, 1, 1.0, 8},
+    // 4 warps of 64x32 at most 168 registers, 72 KB: 3 blocks = 12 warps per SM (4 for
+    // GEMM K <= 64, where the stages shrink to 2: 48 KB).
+    {"128x64k64", Kernel::matrix, 128, 64, 2, 2, 3, 3, 0.8, 8},
+    // 8 warps of 32x32 at most 128 registers, 72 KB: 2-3 blocks = 16-24 warps per SM.
+    {"128x64w8k64", Kernel::matrix, 128, 64, 4, 2, 3, 2, 0.6, 8},
+    // Persistent 128x64k64 for short-K memory-bound layers: 3 blocks per SM walk the output
+    // tiles and start the next tile's loads before the current tile's epilogue, so that loads
+    // and stores overlap within a block (staging apart from the pipeline: 61 KB for K = 64).
+    {"128x64k64p", Kernel::matrix, 128, 64, 2, 2, 3, 3, 0.8, 8, true},
+};
+// The tile of memory-bound plans (GEMM K <= 128, N >= 64; see choose_config). The v5
+// prediction (docs/PERF_NOTES.md) is that "128x64k64p" beats it: change it here once measured.
+constexpr const char* kMemoryBoundTile = "128x64";
+// The automatic choice's BK = 64 substitutes: once the sweep confirms a BK = 64 tile beats
+// the BK = 32 tile the heuristic picks, add {picked, substitute} here (one line each). The
+// v5 predictions (docs/PERF_NOTES.md) would give:
+//   {"128x64", "128x64k64"}, {"256x64", "128x64k64"}, {"128x128", "128x128k64"}
+struct Promotion {
+  const char* from;
+  const char* to;
+};
+constexpr Promotion kPromote[] = {
+    {"", ""},  // none yet
 };
 // SIMT tiles (8x8 outputs per thread): smaller blocks only for grids that would not fill the GPU.
 constexpr Candidate kSimtTiles[] = {
@@ -77,11 +116,18 @@ int sm_version(const std::string& arch) {
 }
 
 Config make_config(const Problem& p, const Candidate& c, int sms) {
-  (void)sms;
   Config cfg;
   cfg.kernel = c.kernel;
-  cfg.tile = {c.bm, c.bn, c.warps_m, c.warps_n, c.stages, c.min_blocks};
+  cfg.tile = {c.bm, c.bn, c.warps_m, c.warps_n, c.stages, c.min_blocks, c.k_chunks, c.persistent};
   const bool matrix = c.kernel == Kernel::matrix;
+  if (matrix) {
+    // More stages than k-tiles + 1 only take shared memory (and resident blocks): with
+    // Stages - 1 >= k-tiles every tile is in flight after the prologue. A single k-tile
+    // needs a single stage (the kernel then loads, waits and computes).
+    const std::int64_t bk = c.k_chunks * 16 / static_cast<std::int64_t>(p.elem_bytes());
+    const std::int64_t ktiles = ceil_div(p.gemm_k(), bk);
+    cfg.tile.stages = ktiles <= 1 ? 1 : static_cast<int>(std::min<std::int64_t>(c.stages, ktiles + 1));
+  }
   const int vec = matrix ? static_cast<int>(16 / p.elem_bytes()) : 4;
   const std::int64_t cg = p.c / p.groups, ng = p.k / p.groups;
 
@@ -128,13 +174,21 @@ Config make_config(const Problem& p, const Candidate& c, int sms) {
 
   cfg.threads = matrix ? 32 * c.warps_m * c.warps_n : (c.bm / 8) * (c.bn / 8);
   if (matrix) {
-    const int pipe = c.stages * (c.bm + c.bn) * 64;
+    const int pipe = cfg.tile.stages * (c.bm + c.bn) * 16 * c.k_chunks;
     const int epi = cfg.out_along_k ? c.bm * (c.bn + 8) * 4 : c.bn * (c.bm + 4) * 4;
-    cfg.shared_bytes = std::max(pipe, epi);
+    cfg.shared_bytes = c.persistent ? pipe + epi : std::max(pipe, epi);
   } else {
     cfg.shared_bytes = 0;  // static: 2 x 8 x (BM + 4 + BN + 4) floats
   }
   cfg.grid_x = ceil_div(p.gemm_m(), c.bm) * ceil_div(ng, c.bn);
+  // Persistent: the resident blocks (min_blocks per SM, or fewer where shared memory allows
+  // fewer: 228 KB per SM, 1 KB of it reserved per block), shared among the groups. A block
+  // that is not resident at the start would run its whole share after the others.
+  if (matrix && c.persistent) {
+    const int by_smem = std::max(1, kSharedPerSm / (cfg.shared_bytes + kSharedReservedPerBlock));
+    const std::int64_t resident = std::int64_t{sms} * std::min(c.min_blocks, by_smem);
+    cfg.grid_x = std::min(cfg.grid_x, std::max<std::int64_t>(1, resident / p.groups));
+  }
   cfg.grid_y = p.groups;
   return cfg;
 }
@@ -145,7 +199,7 @@ Config make_config(const Problem& p, const Candidate& c, int sms) {
 double estimate(const Problem& p, const Candidate& c, int sms) {
   const std::int64_t tiles = ceil_div(p.gemm_m(), c.bm) * ceil_div(p.gemm_n(), c.bn) * p.groups;
   const std::int64_t per_sm = ceil_div(tiles, sms);
-  const int bk = c.kernel == Kernel::matrix ? static_cast<int>(64 / p.elem_bytes()) : 8;
+  const int bk = c.kernel == Kernel::matrix ? static_cast<int>(16 * c.k_chunks / p.elem_bytes()) : 8;
   const double k = static_cast<double>(ceil_div(p.gemm_k(), bk) * bk);
   // (The SIMT kernel's FMAs dominate its gathers: sweep, fp32 NCHW 1x1, 128x64 223 us vs 128x128 237.)
   const bool gathered = c.kernel == Kernel::matrix && make_config(p, c, sms).a_loader == Loader::gather;
@@ -166,7 +220,16 @@ std::array<std::int64_t, 4> nhwc_strides(int n, int c, int h, int w) {
 
 const char* Tile::name() const {
   for (const auto& c : kMatrixTiles) {
-    if (c.bm == bm && c.bn == bn && c.warps_m == warps_m && c.warps_n == warps_n && warps_m > 0) return c.name;
+    if (c.bm == bm && c.bn == bn && c.warps_m == warps_m && c.warps_n == warps_n && c.k_chunks == k_chunks &&
+        c.persistent == persistent && warps_m > 0) {
+      return c.name;
+    }
+  }
+  for (const auto& c : kK64Tiles) {
+    if (c.bm == bm && c.bn == bn && c.warps_m == warps_m && c.warps_n == warps_n && c.k_chunks == k_chunks &&
+        c.persistent == persistent && warps_m > 0) {
+      return c.name;
+    }
   }
   for (const auto& c : kSimtTiles) {
     if (c.bm == bm && c.bn == bn && warps_m == 0) return c.name;
@@ -179,6 +242,8 @@ std::string Config::describe() const {
   s += std::to_string(tile.bm) + "x" + std::to_string(tile.bn);
   if (kernel == Kernel::matrix) {
     s += " w" + std::to_string(tile.warps_m) + "x" + std::to_string(tile.warps_n) + " s" + std::to_string(tile.stages);
+    if (tile.k_chunks != 4) s += " k" + std::to_string(tile.k_chunks * 16) + "B";
+    if (tile.persistent) s += " persistent";
   }
   const char* la = a_loader == Loader::async16 ? "vec" : "gather";
   const char* lb = b_loader == Loader::async16 ? "vec" : "gather";
@@ -228,12 +293,20 @@ Config choose_config(const Problem& p, int sms, const std::string& force_tile) {
   // 128x64 67.4 us, 64x64 72.2, 128x128 77.7 NHWC; 76.0 vs 81.6 NCHW).
   if (force_tile.empty() && matrix && p.gemm_k() <= 128 && p.gemm_n() >= 64) {
     for (const Candidate* c : pool) {
-      if (std::string(c->name) == "128x64") best = c;
+      if (std::string(c->name) == kMemoryBoundTile) best = c;
+    }
+    for (const auto& c : kK64Tiles) {
+      if (std::string(c.name) == kMemoryBoundTile) best = &c;
     }
   }
   if (!force_tile.empty()) {
     for (const Candidate* c : pool) {
       if (force_tile == c->name) best = c;
+    }
+    if (matrix) {
+      for (const auto& c : kK64Tiles) {
+        if (force_tile == c.name) best = &c;
+      }
     }
   }
   if (best == nullptr) {
@@ -259,6 +332,17 @@ Config choose_config(const Problem& p, int sms, const std::string& force_tile) {
       }
     }
   }
+  // Only with a cp.async A: a register-staged A holds twice the values per thread at BK 64
+  // (not yet checked for spills with prologues / per-element decodes).
+  if (force_tile.empty() && best->kernel == Kernel::matrix && make_config(p, *best, sms).a_loader == Loader::async16) {
+    for (const Promotion& pr : kPromote) {
+      if (std::string(pr.from) != best->name) continue;
+      for (const auto& c : kK64Tiles) {
+        if (std::string(pr.to) == c.name) best = &c;
+      }
+      break;
+    }
+  }
   return make_config(p, *best, sms);
 }
 
@@ -269,6 +353,8 @@ std::string generate_header(const Problem& p, const Config& c) {
   s += "constexpr int BM = " + std::to_string(c.tile.bm) + ", BN = " + std::to_string(c.tile.bn) + ";\n";
   s += "constexpr int WarpsM = " + std::to_string(c.tile.warps_m) + ", WarpsN = " + std::to_string(c.tile.warps_n) +
        ", Stages = " + std::to_string(c.tile.stages) + ", MinBlocks = " + std::to_string(c.tile.min_blocks) + ";\n";
+  s += "constexpr int KChunks = " + std::to_string(c.tile.k_chunks) + ";  // 16-byte chunks per k-tile row\n";
+  s += "constexpr bool Persistent = " + b(c.tile.persistent) + ";  // blocks loop over the output tiles\n";
   s += "constexpr int AMode = " + std::to_string(static_cast<int>(c.a_loader)) +
        ", BMode = " + std::to_string(static_cast<int>(c.b_loader)) + ";  // 0: 16-byte vectors, 1: gathered\n";
   s += "constexpr bool OutAlongK = " + b(c.out_along_k) + ";\n";

@@ -45,6 +45,8 @@ struct Tile {
   int warps_m = 2, warps_n = 2;  // matrix kernel: groups of 32 threads; simt: unused
   int stages = 4;                // matrix kernel: shared-memory ring depth; simt: 2
   int min_blocks = 1;            // __launch_bounds__ minimum resident blocks (register cap)
+  int k_chunks = 4;              // matrix kernel: 16-byte chunks per k-tile row (BK = 16 * k_chunks bytes)
+  bool persistent = false;       // matrix kernel: blocks loop over output tiles, prefetching the next
   const char* name() const;
 };
 
@@ -78,8 +80,9 @@ std::string why_not(const Problem& problem, const std::string& arch);
 
 // The kernel and tile for a problem: a fixed shape heuristic (no autotuning). `sms` is the
 // multiprocessor count (0: assume 132). `force_tile` (tests, benchmarks) picks a named
-// matrix tile: "128x128", "128x128w8", "256x64", "128x64", "64x64", "128x32", or a SIMT one: "simt128x128",
-// "simt128x64", "simt64x64".
+// matrix tile: "128x128", "128x128w8", "256x64", "128x64", "64x64", "128x32", the BK = 64 ones
+// "128x128k64", "128x128w8k64", "256x64k64", "128x64k64", "128x64w8k64", the persistent "128x64k64p", or a SIMT one:
+// "simt128x128", "simt128x64", "simt64x64".
 Config choose_config(const Problem& problem, int sms, const std::string& force_tile = {});
 
 // The generated header hf_igemm.h (namespace hfi): dtype, geometry, strides, tile, loaders,

@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <future>
+#include <iterator>
 
 using namespace hipfuse;
 using namespace hipfuse::test;
@@ -277,6 +278,67 @@ TEST_CASE("igemm: every tile, on edges (M, N and K not multiples of the tile)") 
   }
 }
 
+// The BK = 64 tiles (128-byte k-tile rows, 8-chunk swizzle, double-buffered fragments, stages
+// cut to the k-tiles; the persistent one walks several output tiles per block) on small odd problems: partial k-tiles, M and N edges, GEMM K below one
+// k-tile, per-element gathers and a prologue; fp16 / bf16 x NHWC / NCHW, and tf32 on two.
+TEST_CASE("igemm: BK 64 tiles on edges, fp16/bf16 x NHWC/NCHW") {
+  const char* tiles[] = {"128x128k64", "128x128w8k64", "256x64k64", "128x64k64", "128x64w8k64", "128x64k64p"};
+  struct Case {
+    Shape shape;
+    Epi epi;
+  };
+  const Case cases[] = {
+      {{3, 40, 13, 11, 72, 3, 3, 1, 1}, Epi::bias_relu},         // M 429, N 72, K 360: 5.6 k-tiles
+      {{2, 24, 9, 7, 40, 1, 1, 0, 1}, Epi::bn_act_residual},     // K 24 < one k-tile: 1 stage
+      {{2, 17, 9, 11, 33, 3, 3, 1, 1}, Epi::prologue},           // odd C and K: per-element gathers
+      {{2, 72, 10, 9, 136, 3, 3, 1, 2, 1, 2}, Epi::bias_relu},   // 2 groups of 36 -> 68, stride 2
+  };
+  struct Job {
+    DataType type;
+    bool tf32;
+    Lay lay;
+    const char* tile;
+    const Case* c;
+    std::uint64_t seed;
+  };
+  std::vector<Job> jobs;
+  std::uint64_t seed = 700;
+  std::size_t rotate = 0;
+  for (const char* tile : tiles) {
+    for (const Variant& v : kVariants) {
+      if (v.type == DataType::float32 && !v.tf32) continue;
+      for (Lay lay : kAllLayouts) {
+        if (v.tf32 && rotate % 2 == 1) {  // tf32: every other combination, to keep the compiles few
+          ++rotate;
+          continue;
+        }
+        jobs.push_back({v.type, v.tf32, lay, tile, &cases[rotate++ % std::size(cases)], seed++});
+      }
+    }
+  }
+  // Build every plan's kernel at once (hipRTC runs on the host's cores), then run in order.
+  std::vector<std::unique_ptr<IgemmRun>> runs;
+  std::vector<igemm::Config> configs;
+  std::vector<std::future<std::unique_ptr<Invoker>>> builds;
+  for (const Job& j : jobs) {
+    runs.push_back(std::make_unique<IgemmRun>(j.type, j.lay, j.c->shape, j.c->epi, j.tf32, j.seed));
+    configs.push_back(runs.back()->config(j.tile));
+    builds.push_back(
+        std::async(std::launch::async, [r = runs.back().get(), c = configs.back()] { return r->build(c); }));
+  }
+  for (std::size_t i = 0; i < jobs.size(); ++i) {
+    const std::string what = std::string(type_name(jobs[i].type, jobs[i].tf32)) + " " + name_of(jobs[i].lay) + " " +
+                             name_of(jobs[i].c->epi) + " " + configs[i].describe();
+    CAPTURE(what);
+    CHECK(std::string(configs[i].tile.name()) == jobs[i].tile);
+    std::unique_ptr<Invoker> invoker = builds[i].get();
+    runs[i]->poison();
+    HF_REQUIRE_HIP(runs[i]->launch(*invoker));
+    HF_REQUIRE_HIP(hipDeviceSynchronize());
+    runs[i]->check(jobs[i].tf32);
+  }
+}
+
 namespace {
 
 struct Layer {
@@ -363,7 +425,9 @@ TEST_CASE("igemm: timing of the reference layers (batch 64, conv+bias+relu)") {
 // the data behind the heuristic (docs/PERF_NOTES.md). Run with -tc="igemm: tile sweep*".
 TEST_CASE("igemm: tile sweep on the reference layers" * doctest::skip()) {
   print_header();
-  const std::vector<std::string> matrix = {"128x128", "128x128w8", "256x64", "128x64", "64x64"};
+  const std::vector<std::string> matrix = {"128x128",    "128x128w8",    "256x64",    "128x64",    "64x64",
+                                           "128x128k64", "128x128w8k64", "256x64k64", "128x64k64", "128x64w8k64",
+                                           "128x64k64p"};
   const std::vector<std::string> simt = {"simt128x128", "simt128x64", "simt64x64"};
   for (const Layer& l : kLayers) {
     for (Lay lay : {Lay::nhwc, Lay::nchw}) {

@@ -8,7 +8,10 @@
 #include "runtime/kernel_compiler.h"
 #include "solvers/conv_implicit_gemm.h"
 
+#include <algorithm>
+#include <cstdlib>
 #include <filesystem>
+#include <fstream>
 #include <memory>
 #include <string>
 #include <vector>
@@ -226,6 +229,9 @@ TEST_CASE("igemm: every tile x data type x layout compiles for sm_90 with hipRTC
       {DataType::half, false, {"128x128", "128x128w8", "256x64", "128x64", "64x64", "128x32"}},
       {DataType::bfloat16, false, {"128x128", "128x128w8", "256x64", "128x64", "64x64", "128x32"}},
       {DataType::float32, true, {"128x128", "64x64"}},
+      {DataType::half, false, {"128x128k64", "128x128w8k64", "256x64k64", "128x64k64", "128x64w8k64", "128x64k64p"}},
+      {DataType::bfloat16, false, {"128x128k64", "128x128w8k64", "256x64k64", "128x64k64", "128x64w8k64", "128x64k64p"}},
+      {DataType::float32, true, {"128x128k64", "128x64k64p"}},
       {DataType::float32, false, {"simt128x128", "simt128x64", "simt64x64"}},
   };
   int compiled = 0;
@@ -267,4 +273,122 @@ TEST_CASE("igemm: every tile x data type x layout compiles for sm_90 with hipRTC
   MESSAGE(compiled << " implicit-GEMM variants compiled for sm_90");
   compiler.set_disk_cache(saved);
   std::filesystem::remove_all(dir);
+}
+
+TEST_CASE("igemm: BK 64 tiles: shared memory, stages cut to the k-tiles, sweep-only") {
+  struct Expect {
+    const char* tile;
+    int threads, stages_3x3, pipe_bytes_3x3;
+  } expect[] = {
+      {"128x128k64", 128, 3, 3 * 256 * 128},
+      {"128x128w8k64", 256, 3, 3 * 256 * 128},
+      {"256x64k64", 128, 3, 3 * 320 * 128},
+      {"128x64k64", 128, 3, 3 * 192 * 128},
+      {"128x64w8k64", 256, 3, 3 * 192 * 128},
+  };
+  for (const Expect& e : expect) {
+    CAPTURE(e.tile);
+    ConvCase cc;  // 3x3 64 -> 64: GEMM K 576, 9 k-tiles of 64
+    cc.n = 64;
+    cc.h = cc.w = 56;
+    const igemm::Config c = ConvImplicitGemmSolver::config_for(*make_plan(cc), sm90(), e.tile);
+    CHECK(std::string(c.tile.name()) == e.tile);
+    CHECK(c.tile.k_chunks == 8);
+    CHECK(c.threads == e.threads);
+    CHECK(c.tile.stages == e.stages_3x3);
+    CHECK(c.shared_bytes == std::max(e.pipe_bytes_3x3, c.tile.bm * (c.tile.bn + 8) * 4));
+    CHECK(c.shared_bytes <= 227 * 1024);
+    CHECK(c.describe().find(" k128B") != std::string::npos);
+    // 1x1 64 -> 256: GEMM K 64 is one k-tile, so one stage.
+    ConvCase one = cc;
+    one.k = 256;
+    one.r = one.s = 1;
+    one.pad = 0;
+    const igemm::Config c1 = ConvImplicitGemmSolver::config_for(*make_plan(one), sm90(), e.tile);
+    CHECK(c1.tile.stages == 1);
+    CHECK(c1.shared_bytes == std::max((c1.tile.bm + c1.tile.bn) * 128, c1.tile.bm * (c1.tile.bn + 8) * 4));
+    // The automatic choice does not take them (yet): kPromote in conv_implicit_gemm_config.cpp.
+    CHECK(ConvImplicitGemmSolver::config_for(*make_plan(cc), sm90()).tile.k_chunks == 4);
+    CHECK(ConvImplicitGemmSolver::config_for(*make_plan(one), sm90()).tile.k_chunks == 4);
+  }
+  SUBCASE("the persistent tile: staging apart from the pipeline, about the resident blocks") {
+    ConvCase one;  // 1x1 64 -> 256, 56x56, batch 64: 6272 tiles of 128x64
+    one.n = 64;
+    one.h = one.w = 56;
+    one.k = 256;
+    one.r = one.s = 1;
+    one.pad = 0;
+    const igemm::Config c = ConvImplicitGemmSolver::config_for(*make_plan(one), sm90(), "128x64k64p");
+    CHECK(std::string(c.tile.name()) == "128x64k64p");
+    CHECK(c.tile.persistent);
+    CHECK(c.tile.stages == 1);
+    CHECK(c.shared_bytes == 192 * 128 + 128 * 72 * 4);  // 24 KB + 36 KB: 3 blocks per SM
+    CHECK(c.grid_x == 132 * 3);
+    CHECK(c.describe().find("persistent") != std::string::npos);
+    ConvCase three = one;  // 3x3: 3 stages, 108 KB: 2 blocks per SM
+    three.k = 64;
+    three.r = three.s = 3;
+    three.pad = 1;
+    const igemm::Config c3 = ConvImplicitGemmSolver::config_for(*make_plan(three), sm90(), "128x64k64p");
+    CHECK(c3.grid_x == 132 * 2);
+    ConvCase tiny;  // fewer tiles than resident blocks: one per block
+    const igemm::Config ct = ConvImplicitGemmSolver::config_for(*make_plan(tiny), sm90(), "128x64k64p");
+    CHECK(ct.grid_x == 4);  // 392 pixels: 4 tiles of 128, one of 64 channels
+  }
+  // The BK 32 tiles keep their stages where K is long, and drop the unused ones where not.
+  ConvCase one;
+  one.n = 64;
+  one.h = one.w = 56;
+  one.k = 256;
+  one.r = one.s = 1;
+  one.pad = 0;
+  CHECK(ConvImplicitGemmSolver::config_for(*make_plan(one), sm90(), "128x64").tile.stages == 3);
+  ConvCase three = one;
+  three.k = 64;
+  three.r = three.s = 3;
+  three.pad = 1;
+  CHECK(ConvImplicitGemmSolver::config_for(*make_plan(three), sm90(), "128x64").tile.stages == 4);
+}
+
+// Not part of the regular suite: writes the generated headers (hf_plan.h, hf_igemm.h) of every
+// matrix tile on the reference layers (fp16 / bf16, NHWC / NCHW, conv + bias + ReLU) under
+// $HIPFUSE_IGEMM_HEADER_DIR/<type>-<layout>-<layer>-<tile>/, for `nvcc -cubin -Xptxas -v`
+// (scripts/igemm_ptxas.sh).
+TEST_CASE("igemm: write the generated headers of the reference layers" * doctest::skip()) {
+  const char* dir_env = std::getenv("HIPFUSE_IGEMM_HEADER_DIR");
+  REQUIRE(dir_env != nullptr);
+  const std::filesystem::path root(dir_env);
+  const char* tiles[] = {"128x128",    "128x128w8",    "256x64",    "128x64",    "64x64",      "128x32",
+                         "128x128k64", "128x128w8k64", "256x64k64", "128x64k64", "128x64w8k64", "128x64k64p"};
+  struct Layer {
+    const char* name;
+    int c, hw, k, r;
+  } layers[] = {{"1x1-64-256", 64, 56, 256, 1}, {"3x3-64-64", 64, 56, 64, 3}, {"3x3-256-256", 256, 14, 256, 3}};
+  int written = 0;
+  for (DataType t : {DataType::half, DataType::bfloat16}) {
+    for (Layout layout : {Layout::nhwc, Layout::nchw}) {
+      for (const Layer& l : layers) {
+        ConvCase cc;
+        cc.type = t;
+        cc.layout = layout;
+        cc.n = 64;
+        cc.c = l.c;
+        cc.h = cc.w = l.hw;
+        cc.k = l.k;
+        cc.r = cc.s = l.r;
+        cc.pad = l.r / 2;
+        auto plan = make_plan(cc);
+        for (const char* tile : tiles) {
+          const igemm::Config config = ConvImplicitGemmSolver::config_for(*plan, sm90(), tile);
+          const rt::KernelRequest r = ConvImplicitGemmSolver::request_for(*plan, config);
+          const auto dir = root / (std::string(name_of(t)) + "-" + (layout == Layout::nhwc ? "nhwc" : "nchw") + "-" +
+                                   l.name + "-" + tile);
+          std::filesystem::create_directories(dir);
+          for (const auto& h : r.generated_headers) std::ofstream(dir / h.path) << h.text;
+          ++written;
+        }
+      }
+    }
+  }
+  MESSAGE(written << " header sets written under " << root.string());
 }
