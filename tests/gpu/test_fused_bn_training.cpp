@@ -58,3 +58,43 @@ TEST_CASE("fused BN training: batch of one per-activation (M = 1, no variance co
   c.bn_train(BatchNormMode::spatial, false).bias().act(ActivationMode::clippedrelu).bn_infer(BatchNormMode::per_activation);
   run_and_check(c.take(), 2302, 1.0);
 }
+
+TEST_CASE("fused BN training: row walks (16-byte vectors along the plane, scalar, strided) and merged partials") {
+  // On a 132-SM device: 64 channels x 8 partials of 3136 rows, the apply phase merging the
+  // partials itself (two launches); planes of 3136 take 16-byte vectors in fp32 and fp16.
+  SUBCASE("vector plane, merged partials") {
+    run_and_check(PlanBuilder(DataType::float32, {8, 64, 56, 56}, Lay::nchw).bn_train(BatchNormMode::spatial, true)
+                      .act(ActivationMode::relu).take(), 2400, 3.0);
+    run_and_check(PlanBuilder(DataType::half, {8, 64, 56, 56}, Lay::nchw).bn_train(BatchNormMode::spatial, true)
+                      .bias().act(ActivationMode::leakyrelu).take(), 2401, 3.0);
+  }
+  SUBCASE("scalar plane: planes of 49 (any type) and 196 (fp16: not a multiple of 8)") {
+    run_and_check(PlanBuilder(DataType::float32, {64, 3, 7, 7}, Lay::nchw).bn_train(BatchNormMode::spatial, true)
+                      .act(ActivationMode::relu).take(), 2402, 3.0);
+    run_and_check(PlanBuilder(DataType::half, {64, 16, 14, 14}, Lay::nchw).bn_train(BatchNormMode::spatial, true)
+                      .act(ActivationMode::relu).take(), 2403, 3.0);
+    run_and_check(PlanBuilder(DataType::float32, {64, 16, 14, 14}, Lay::nchw).bn_train(BatchNormMode::spatial, false)
+                      .act(ActivationMode::relu).take(), 2404, 3.0);
+  }
+  SUBCASE("channels-last rows at a uniform stride (finalize launch) and 5-D planes") {
+    run_and_check(PlanBuilder(DataType::half, {8, 64, 56, 56}, Lay::nhwc).bn_train(BatchNormMode::spatial, true)
+                      .act(ActivationMode::relu).take(), 2405, 3.0);
+    run_and_check(PlanBuilder(DataType::float32, {2, 4, 3, 8, 8}, Lay::nchw).bn_train(BatchNormMode::spatial, true)
+                      .act(ActivationMode::relu).take(), 2406, 1.0);
+  }
+  SUBCASE("padded batch stride (plane walk; 16-byte vectors in fp32 only) and padded rows (coordinate walk)") {
+    for (DataType type : {DataType::float32, DataType::half}) {
+      CAPTURE(name_of(type));
+      TensorDesc padded_n = packed(type, {4, 8, 16, 16}, Lay::nchw);
+      padded_n.strides = {8 * 256 + 4, 256, 16, 1};
+      run_and_check(PlanBuilder(padded_n, Lay::nchw).bn_train(BatchNormMode::spatial, true)
+                        .act(ActivationMode::relu).take(), 2410, 1.0);
+      TensorDesc padded_h = packed(type, {4, 8, 16, 16}, Lay::nchw);
+      padded_h.strides = {8 * 16 * 20, 16 * 20, 20, 1};
+      run_and_check(PlanBuilder(padded_h, Lay::nchw).bn_train(BatchNormMode::spatial, true)
+                        .act(ActivationMode::relu).take(), 2411, 1.0);
+      run_and_check(PlanBuilder(padded_h, Lay::nchw).bn_train(BatchNormMode::per_activation, true)
+                        .act(ActivationMode::relu).take(), 2412, 1.0);
+    }
+  }
+}
