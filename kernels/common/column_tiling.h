@@ -179,7 +179,20 @@ struct ColumnTiling {
 #pragma unroll
       for (int b = 0; b < kBatch; ++b) use(row + b * step, values[b]);
     }
-    for (; k < count; ++k, row += step) use(row, load(row));
+    // The rest (fewer than kBatch units) in one batch too: a thread of a small partial (a
+    // 7x7 plane: ~12 rows a thread) would otherwise wait for its last loads one at a time.
+    if (k < count) {
+      decltype(load(row)) values[kBatch];
+#pragma unroll
+      for (int b = 0; b < kBatch; ++b) {
+        // Past the end: the last unit again (unconditional loads keep the registers down).
+        values[b] = load(row + (k + b < count ? b : count - 1 - k) * step);
+      }
+#pragma unroll
+      for (int b = 0; b < kBatch; ++b) {
+        if (k + b < count) use(row + b * step, values[b]);
+      }
+    }
   }
 
   // Merges the accumulators of the threads that share a column (tree over row lanes);
