@@ -42,6 +42,11 @@ constexpr int kPartialFields = 3;  // n, mean, m2
 constexpr int kLanes = hf::kLanes16<data_t>;
 constexpr bool kVector = Tiles::vectorizable<kLanes, XGeom, YGeom>;
 constexpr int kVectorLanes = kVector ? kLanes : 1;
+// Units in flight per thread: 4 vectors, or 8 scalar loads (12 for 2-byte types, whose
+// loads carry half the bytes; the forward pass reads one tensor, so 12 fit in 64 registers
+// without spilling where 16 did not).
+template <int V>
+constexpr int kBatch = V == 1 ? (sizeof(data_t) < 4 ? 12 : 8) : 4;
 // At most 64 registers a thread, so that 1024 threads fit on a multiprocessor: the host
 // sizes the grid for that many (bn_tiling.cpp, kThreadsPerMultiprocessor).
 constexpr int kMinBlocksPerMultiprocessor = Tiles::threads <= 1024 ? 1024 / Tiles::threads : 1;
@@ -61,7 +66,7 @@ HF_DEVICE hf::Moments<float> thread_moments(const hf::BnForwardArgs& args, const
   if (!p.valid) return {0.0f, 0.0f, 0.0f};
   const XOffsets x(p.column);
   hf::ShiftedSums sums{hf::load_float<data_t>(args.x, x(0)), 0.0f, 0.0f, 0};
-  Tiles::for_each_row<V>(
+  Tiles::for_each_row<V, false, kBatch<V>>(
       p, [&](index_t row) { return hf::load_values<data_t, V>(args.x, x(row)); },
       [&](index_t, const hf::Values<V>& in) {
 #pragma unroll
@@ -102,7 +107,7 @@ HF_DEVICE void normalize(const hf::BnForwardArgs& args, const Place& p, float me
   const float bias = hf::load_float<param_t>(args.bias, i);
   const XOffsets x(p.column);
   const YOffsets y(p.column);
-  Tiles::for_each_row<V, true>(
+  Tiles::for_each_row<V, true, kBatch<V>>(
       p, [&](index_t row) { return hf::load_values<data_t, V>(args.x, x(row)); },
       [&](index_t row, const hf::Values<V>& in) {
         const index_t y_offset = y(row);

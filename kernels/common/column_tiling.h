@@ -162,10 +162,9 @@ struct ColumnTiling {
   // first; V > 1 needs row_begin and row_end multiples of V), forwards or backwards. Loads
   // are issued several units at a time before their uses, so each thread keeps several
   // memory requests in flight (one at a time leaves the memory system idle; stores in `use`
-  // would otherwise order later loads): 8 scalar or 4 vector loads per tensor.
-  template <int V, bool Reverse = false, class Load, class Use>
+  // would otherwise order later loads): by default 8 scalar or 4 vector loads per tensor.
+  template <int V, bool Reverse = false, int kBatch = (V == 1 ? 8 : 4), class Load, class Use>
   static HF_DEVICE void for_each_row(const Place& p, Load load, Use use) {
-    constexpr int kBatch = V == 1 ? 8 : 4;
     constexpr index_t unit_step = static_cast<index_t>(T::tile_rows) * V;
     const index_t first = p.row_begin + static_cast<index_t>(p.row_lane) * V;
     const index_t count = first < p.row_end ? (p.row_end - first + unit_step - 1) / unit_step : 0;
