@@ -170,12 +170,14 @@ HF_DEVICE void apply_phase(const hf::BnForwardArgs& args, Shared& shared) {
   }
 }
 
+// The phases this tiling launches, and nothing else (compile time: each is built for the
+// vector and the scalar walk).
 template <int V>
 HF_DEVICE void run(const hf::BnForwardArgs& args, Shared& shared) {
-  switch (args.phase) {
-    case hf::kBnReduce: reduce_phase<V>(args, shared); break;
-    case hf::kBnFinalize: finalize_phase(args, shared); break;
-    default: apply_phase<V>(args, shared); break;
+  if (Tiling::partials == 1 || args.phase == hf::kBnReduce) {
+    reduce_phase<V>(args, shared);
+  } else if constexpr (Tiling::partials > 1) {
+    apply_phase<V>(args, shared);
   }
 }
 
@@ -183,6 +185,12 @@ HF_DEVICE void run(const hf::BnForwardArgs& args, Shared& shared) {
 
 HF_KERNEL void __launch_bounds__(Tiles::threads, kMinBlocksPerMultiprocessor) hf_bn_forward_training(hf::BnForwardArgs args) {
   __shared__ Shared shared;
+  if constexpr (Tiling::partials > 1 && !Tiling::apply_merges) {
+    if (args.phase == hf::kBnFinalize) {
+      finalize_phase(args, shared);
+      return;
+    }
+  }
   if (kVector && args.vector_ok) {
     run<kVectorLanes>(args, shared);
   } else {
