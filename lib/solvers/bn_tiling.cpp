@@ -20,11 +20,13 @@ constexpr std::int64_t kMaxRowsPerPartial = std::int64_t{1} << 24;  // counts st
 constexpr int kMaxTileColumns = 32;
 constexpr std::int64_t kVectorRows = 8;  // rows_per_partial a multiple of the widest 16-byte vector (fp16)
 // The apply phase merges the partials itself when each of its threads merges at most this
-// many and the partials (12 bytes each at most) are at most 1/kMergeBytesRatio of the
-// block's data (2 bytes per element at least): a few hundred bytes of L2 reads per block,
-// against a launch and a serial kernel of a few microseconds.
+// many and a column's partials (12 bytes each at most) are at most 1/kMergeBytesRatio of the
+// bytes of x a block reads per column: a few kilobytes of L2 reads per block, against a
+// launch and a small serial kernel of a few microseconds (which matter most for the small
+// tensors, 7x7 and 14x14 channels-last).
 constexpr std::int64_t kMaxMergesPerThread = 4;
-constexpr std::int64_t kMergeBytesRatio = 16;
+constexpr std::int64_t kMergeBytesRatio = 8;
+constexpr std::int64_t kPartialBytes = 12;
 
 int pow2_at_least(std::int64_t v) {
   int p = 1;
@@ -91,8 +93,9 @@ BnTiling choose_bn_tiling(const TensorDesc& x, BatchNormMode mode, const Target&
   // still at most 2^24 rows, as kMaxRowsPerPartial is a multiple of 8.
   if (t.partials > 1) t.rows_per_partial = ceil_div(t.rows_per_partial, kVectorRows) * kVectorRows;
   t.partials = static_cast<int>(ceil_div(t.rows, t.rows_per_partial));  // no empty partials
+  const auto element_bytes = static_cast<std::int64_t>(size_of(x.type));
   t.apply_merges = t.partials > 1 && t.partials <= t.tile_rows * kMaxMergesPerThread &&
-                   t.partials * 12 * kMergeBytesRatio <= t.rows_per_partial * 2;
+                   t.partials * kPartialBytes * kMergeBytesRatio <= t.rows_per_partial * element_bytes;
   return t;
 }
 
