@@ -6,7 +6,9 @@
 // per column: dbias = sum dz, dscale = sum xhat * dz, and
 //   dx = (scale * inv_std / M) * (M * dz - dbias - xhat * dscale)
 // (spatial and per-activation alike: per-activation's A = scale*dbias and B = scale*dscale).
-// Phases as in bn_forward_training.hip; dscale/dbias are the handoff to the apply phase.
+// Phases, vector units and walking orders as in bn_forward_training.hip; dscale/dbias are
+// the handoff to the apply phase (or, with Tiling::apply_merges, each apply block merges
+// its columns' partials in fp64 and the blocks of partial 0 write dscale/dbias).
 //
 // hf_plan.h provides: data_t, param_t, XGeom (dy, x, y), YGeom (dx), Tiling,
 // kHasActivation, kActivation.
@@ -24,8 +26,23 @@ using namespace hf_plan;
 using hf::index_t;
 using Tiles = hf::ColumnTiling<XGeom, Tiling>;
 using Place = Tiles::Place;
+using XOffsets = Tiles::ColumnOffsets<XGeom>;
+using YOffsets = Tiles::ColumnOffsets<YGeom>;
 
 constexpr int kPartialFields = 2;  // sum dz, sum xhat * dz
+constexpr int kLanes = hf::kLanes16<data_t>;
+constexpr bool kVector = Tiles::vectorizable<kLanes, XGeom, YGeom>;
+constexpr int kVectorLanes = kVector ? kLanes : 1;
+// At most 64 registers a thread, so that 1024 threads fit on a multiprocessor: the host
+// sizes the grid for that many (bn_tiling.cpp, kThreadsPerMultiprocessor).
+constexpr int kMinBlocksPerMultiprocessor = Tiles::threads <= 1024 ? 1024 / Tiles::threads : 1;
+constexpr bool kReadsY = kHasActivation && hf::activation_backward_reads_y<kActivation>;
+
+// The block's shared memory, declared once for every phase and vector width.
+struct Shared {
+  hf::GradientSums<float> sums[Tiles::threads];
+  hf::GradientSums<double> merged[Tiles::threads];
+};
 
 // A column's parameters and saved statistics.
 struct ColumnParams {
@@ -42,37 +59,51 @@ HF_DEVICE ColumnParams column_params(const hf::BnBackwardArgs& args, index_t col
           hf::load_float<param_t>(args.saved_mean, i), hf::load_float<param_t>(args.saved_inv_variance, i)};
 }
 
-// The inputs of one element, loaded apart from the arithmetic so that loads can be batched.
+// The inputs of a unit of V rows, loaded apart from the arithmetic so that loads can be batched.
+template <int V>
 struct Loaded {
-  float x, dy, y;
+  hf::Values<V> x, dy, y;
 };
 
-HF_DEVICE Loaded load_element(const hf::BnBackwardArgs& args, index_t offset) {
-  constexpr bool reads_y = kHasActivation && hf::activation_backward_reads_y<kActivation>;
-  return {hf::load_float<data_t>(args.x, offset), hf::load_float<data_t>(args.dy, offset),
-          reads_y ? hf::load_float<data_t>(args.y, offset) : 0.0f};
+template <int V>
+HF_DEVICE Loaded<V> load_unit(const hf::BnBackwardArgs& args, index_t offset) {
+  Loaded<V> in;
+  in.x = hf::load_values<data_t, V>(args.x, offset);
+  in.dy = hf::load_values<data_t, V>(args.dy, offset);
+  if constexpr (kReadsY) {
+    in.y = hf::load_values<data_t, V>(args.y, offset);
+  } else {
+#pragma unroll
+    for (int j = 0; j < V; ++j) in.y.v[j] = 0.0f;
+  }
+  return in;
 }
 
-HF_DEVICE Element element(const hf::BnBackwardArgs& args, const ColumnParams& c, const Loaded& in) {
-  const float xhat = (in.x - c.mean) * c.inv_std;
-  float dz = in.dy;
+HF_DEVICE Element element(const hf::BnBackwardArgs& args, const ColumnParams& c, float x, float dy, float y) {
+  const float xhat = (x - c.mean) * c.inv_std;
+  float dz = dy;
   if constexpr (kHasActivation) {
-    dz = hf::activation_backward<kActivation>(dz, fmaf(c.scale, xhat, c.bias), in.y, args.act_alpha, args.act_beta,
+    dz = hf::activation_backward<kActivation>(dz, fmaf(c.scale, xhat, c.bias), y, args.act_alpha, args.act_beta,
                                                args.act_gamma);
   }
   return {xhat, dz};
 }
 
+template <int V>
 HF_DEVICE hf::GradientSums<float> thread_sums(const hf::BnBackwardArgs& args, const Place& p) {
   hf::GradientSums<float> sums{0.0f, 0.0f};
   if (!p.valid) return sums;
   const ColumnParams c = column_params(args, p.column);
-  Tiles::for_each_row(
-      p, [&](index_t row) { return load_element(args, XGeom::offset(Tiles::coord(p.column, row))); },
-      [&](index_t, const Loaded& in) {
-        const Element e = element(args, c, in);
-        sums.dz += e.dz;
-        sums.xhat_dz = fmaf(e.xhat, e.dz, sums.xhat_dz);
+  const XOffsets x(p.column);
+  Tiles::for_each_row<V>(
+      p, [&](index_t row) { return load_unit<V>(args, x(row)); },
+      [&](index_t, const Loaded<V>& in) {
+#pragma unroll
+        for (int j = 0; j < V; ++j) {
+          const Element e = element(args, c, in.x.v[j], in.dy.v[j], in.y.v[j]);
+          sums.dz += e.dz;
+          sums.xhat_dz = fmaf(e.xhat, e.dz, sums.xhat_dz);
+        }
       });
   return sums;
 }
@@ -83,7 +114,8 @@ HF_DEVICE void write_gradients(const hf::BnBackwardArgs& args, index_t column, d
   hf::store_float<param_t>(args.scale_diff, i, static_cast<float>(dscale));
 }
 
-// dx over this thread's rows of the block's partial.
+// dx over this thread's rows of the block's partial, last rows first.
+template <int V>
 HF_DEVICE void input_gradient(const hf::BnBackwardArgs& args, const Place& p, float dbias, float dscale) {
   if (!p.valid) return;
   // dx = scale * inv_std * (dz - mean(dz) - xhat * mean(xhat * dz)): the formula above / M.
@@ -91,51 +123,89 @@ HF_DEVICE void input_gradient(const hf::BnBackwardArgs& args, const Place& p, fl
   const ColumnParams c = column_params(args, p.column);
   const float k = c.scale * c.inv_std;
   const float mean_dz = dbias * inv_m, mean_xhat_dz = dscale * inv_m;
-  Tiles::for_each_row(
-      p, [&](index_t row) { return load_element(args, XGeom::offset(Tiles::coord(p.column, row))); },
-      [&](index_t row, const Loaded& in) {
-        const Element e = element(args, c, in);
-        const index_t dx_offset = YGeom::offset(Tiles::coord(p.column, row));
-        hf::store_float<data_t>(args.dx, dx_offset, k * (e.dz - mean_dz - e.xhat * mean_xhat_dz));
+  const XOffsets x(p.column);
+  const YOffsets dx(p.column);
+  Tiles::for_each_row<V, true>(
+      p, [&](index_t row) { return load_unit<V>(args, x(row)); },
+      [&](index_t row, const Loaded<V>& in) {
+        hf::Values<V> out;
+#pragma unroll
+        for (int j = 0; j < V; ++j) {
+          const Element e = element(args, c, in.x.v[j], in.dy.v[j], in.y.v[j]);
+          out.v[j] = k * (e.dz - mean_dz - e.xhat * mean_xhat_dz);
+        }
+        hf::store_values<data_t, V>(args.dx, dx(row), out);
       });
 }
 
-HF_DEVICE void reduce_phase(const hf::BnBackwardArgs& args) {
-  __shared__ hf::GradientSums<float> shared[Tiles::threads];
+template <int V>
+HF_DEVICE void reduce_phase(const hf::BnBackwardArgs& args, Shared& shared) {
   const Place p = Tiles::place();
-  const hf::GradientSums<float> s = Tiles::reduce_rows(p, thread_sums(args, p), shared);
+  const hf::GradientSums<float> s = Tiles::reduce_rows(p, thread_sums<V>(args, p), shared.sums);
   if constexpr (Tiling::partials == 1) {
     if (p.valid && p.row_lane == 0) write_gradients(args, p.column, s.dz, s.xhat_dz);
-    input_gradient(args, p, s.dz, s.xhat_dz);
+    input_gradient<V>(args, p, s.dz, s.xhat_dz);
   } else if (p.valid && p.row_lane == 0) {
-    float* out = args.partials + (p.column * Tiling::partials + blockIdx.y) * kPartialFields;
+    float* out = args.partials + (p.column * Tiling::partials + p.partial) * kPartialFields;
     out[0] = s.dz;
     out[1] = s.xhat_dz;
   }
 }
 
-HF_DEVICE void finalize_phase(const hf::BnBackwardArgs& args) {
-  const index_t column = static_cast<index_t>(blockIdx.x) * blockDim.x + threadIdx.x;
-  if (column >= Tiles::columns) return;
-  hf::GradientSums<double> total{0.0, 0.0};
-  const float* in = args.partials + column * Tiling::partials * kPartialFields;
-  for (int q = 0; q < Tiling::partials; ++q, in += kPartialFields) total.merge({in[0], in[1]});
-  write_gradients(args, column, total.dz, total.xhat_dz);
+// The sums of the block's columns, merged from the partials in fp64.
+HF_DEVICE hf::GradientSums<double> merged_sums(const hf::BnBackwardArgs& args, const Place& p, Shared& shared) {
+  return Tiles::merge_partials<kPartialFields>(
+      p, args.partials, hf::GradientSums<double>{0.0, 0.0},
+      [](const float* in) { return hf::GradientSums<double>{in[0], in[1]}; }, shared.merged);
 }
 
-HF_DEVICE void apply_phase(const hf::BnBackwardArgs& args) {
+// Blocks of tile_columns columns.
+HF_DEVICE void finalize_phase(const hf::BnBackwardArgs& args, Shared& shared) {
   const Place p = Tiles::place();
-  if (!p.valid) return;
-  const index_t i = Tiles::parameter_index(p.column);
-  input_gradient(args, p, hf::load_float<param_t>(args.bias_diff, i), hf::load_float<param_t>(args.scale_diff, i));
+  const hf::GradientSums<double> s = merged_sums(args, p, shared);
+  if (p.valid && p.row_lane == 0) write_gradients(args, p.column, s.dz, s.xhat_dz);
+}
+
+template <int V>
+HF_DEVICE void apply_phase(const hf::BnBackwardArgs& args, Shared& shared) {
+  const Place p = Tiles::place(true);
+  if constexpr (Tiling::apply_merges) {
+    const hf::GradientSums<double> s = merged_sums(args, p, shared);
+    if (p.valid && p.row_lane == 0 && p.partial == 0) write_gradients(args, p.column, s.dz, s.xhat_dz);
+    // The same float values dbias and dscale hold.
+    input_gradient<V>(args, p, static_cast<float>(s.dz), static_cast<float>(s.xhat_dz));
+  } else {
+    if (!p.valid) return;
+    const index_t i = Tiles::parameter_index(p.column);
+    input_gradient<V>(args, p, hf::load_float<param_t>(args.bias_diff, i),
+                      hf::load_float<param_t>(args.scale_diff, i));
+  }
+}
+
+// The phases this tiling launches, and nothing else (compile time: each is built for the
+// vector and the scalar walk).
+template <int V>
+HF_DEVICE void run(const hf::BnBackwardArgs& args, Shared& shared) {
+  if (Tiling::partials == 1 || args.phase == hf::kBnReduce) {
+    reduce_phase<V>(args, shared);
+  } else if constexpr (Tiling::partials > 1) {
+    apply_phase<V>(args, shared);
+  }
 }
 
 }  // namespace
 
-HF_KERNEL void __launch_bounds__(Tiles::threads) hf_bn_backward(hf::BnBackwardArgs args) {
-  switch (args.phase) {
-    case hf::kBnReduce: reduce_phase(args); break;
-    case hf::kBnFinalize: finalize_phase(args); break;
-    default: apply_phase(args); break;
+HF_KERNEL void __launch_bounds__(Tiles::threads, kMinBlocksPerMultiprocessor) hf_bn_backward(hf::BnBackwardArgs args) {
+  __shared__ Shared shared;
+  if constexpr (Tiling::partials > 1 && !Tiling::apply_merges) {
+    if (args.phase == hf::kBnFinalize) {
+      finalize_phase(args, shared);
+      return;
+    }
+  }
+  if (kVector && args.vector_ok) {
+    run<kVectorLanes>(args, shared);
+  } else {
+    run<1>(args, shared);
   }
 }

@@ -7,11 +7,18 @@
 // One kernel, launched per phase (BnPhase):
 //   partials == 1: kBnReduce does it all: a block owns whole columns, reduces them,
 //                  writes the statistics and normalises (its second read mostly hits L2);
-//   partials > 1:  kBnReduce writes each block's partial moments to the scratch,
-//                  kBnFinalize merges them per column in fp64 into the op's outputs,
-//                  kBnApply normalises, reading mean and inv_std back from those outputs.
+//   partials > 1:  kBnReduce writes each block's partial moments to the scratch;
+//                  with Tiling::apply_merges, kBnApply merges its columns' partials in fp64
+//                  itself (a few hundred bytes per block; the blocks of partial 0 write the
+//                  op's outputs) and normalises; otherwise kBnFinalize merges them into the
+//                  op's outputs first and kBnApply reads mean and inv_std back.
 // Threads accumulate shifted sums in fp32, blocks merge Welford/Chan moments in fp32 and
 // partials merge in fp64.
+//
+// Rows go as 16-byte vectors along the plane where the layout allows (ColumnTiling::
+// vectorizable) and the pointers are aligned (args.vector_ok), one element at a time
+// otherwise. The apply phase and the fused second pass walk rows and blocks in the reverse
+// order of the reduce, so that they start on the data the reduce read last, still in L2.
 //
 // hf_plan.h provides: data_t, param_t, XGeom, YGeom, Tiling, kRunningStats, Epilogue.
 #include "common/column_tiling.h"
@@ -28,29 +35,55 @@ using namespace hf_plan;
 using hf::index_t;
 using Tiles = hf::ColumnTiling<XGeom, Tiling>;
 using Place = Tiles::Place;
+using XOffsets = Tiles::ColumnOffsets<XGeom>;
+using YOffsets = Tiles::ColumnOffsets<YGeom>;
 
 constexpr int kPartialFields = 3;  // n, mean, m2
+constexpr int kLanes = hf::kLanes16<data_t>;
+constexpr bool kVector = Tiles::vectorizable<kLanes, XGeom, YGeom>;
+constexpr int kVectorLanes = kVector ? kLanes : 1;
+// Units in flight per thread: 4 vectors, or 8 scalar loads (12 for 2-byte types, whose
+// loads carry half the bytes; the forward pass reads one tensor, so 12 fit in 64 registers
+// without spilling where 16 did not).
+template <int V>
+constexpr int kBatch = V == 1 ? (sizeof(data_t) < 4 ? 12 : 8) : 4;
+// At most 64 registers a thread, so that 1024 threads fit on a multiprocessor: the host
+// sizes the grid for that many (bn_tiling.cpp, kThreadsPerMultiprocessor).
+constexpr int kMinBlocksPerMultiprocessor = Tiles::threads <= 1024 ? 1024 / Tiles::threads : 1;
 
 static_assert(Tiling::partials == 1 || Tiles::rows > 1, "several partials need several rows");
 
-HF_DEVICE float load_x(const hf::BnForwardArgs& args, index_t column, index_t row) {
-  return hf::load_float<data_t>(args.x, XGeom::offset(Tiles::coord(column, row)));
-}
+// The block's shared memory, declared once for every phase and vector width.
+struct Shared {
+  hf::Moments<float> moments[Tiles::threads];
+  hf::Moments<double> merged[Tiles::threads];
+  float inv_std[Tiling::tile_columns];
+};
 
 // This thread's moments over its rows of the block's partial.
+template <int V>
 HF_DEVICE hf::Moments<float> thread_moments(const hf::BnForwardArgs& args, const Place& p) {
   if (!p.valid) return {0.0f, 0.0f, 0.0f};
-  hf::ShiftedSums sums{load_x(args, p.column, 0), 0.0f, 0.0f, 0};
-  Tiles::for_each_row(
-      p, [&](index_t row) { return load_x(args, p.column, row); }, [&](index_t, float x) { sums.add(x); });
+  const XOffsets x(p.column);
+  hf::ShiftedSums sums{hf::load_float<data_t>(args.x, x(0)), 0.0f, 0.0f, 0};
+  Tiles::for_each_row<V, false, kBatch<V>>(
+      p, [&](index_t row) { return hf::load_values<data_t, V>(args.x, x(row)); },
+      [&](index_t, const hf::Values<V>& in) {
+#pragma unroll
+        for (int j = 0; j < V; ++j) sums.add(in.v[j]);
+      });
   return sums.moments();
+}
+
+HF_DEVICE double inv_std_of(const hf::BnForwardArgs& args, double m2) {
+  return 1.0 / sqrt(m2 / static_cast<double>(Tiles::rows) + static_cast<double>(args.epsilon));
 }
 
 // Writes a column's statistics; returns inv_std.
 HF_DEVICE float write_statistics(const hf::BnForwardArgs& args, index_t column, double mean, double m2) {
   constexpr double M = static_cast<double>(Tiles::rows);
   const double var = m2 / M;
-  const double inv_std = 1.0 / sqrt(var + static_cast<double>(args.epsilon));
+  const double inv_std = inv_std_of(args, m2);
   const index_t i = Tiles::parameter_index(column);
   hf::store_float<param_t>(args.saved_mean, i, static_cast<float>(mean));
   hf::store_float<param_t>(args.saved_inv_variance, i, static_cast<float>(inv_std));
@@ -65,62 +98,102 @@ HF_DEVICE float write_statistics(const hf::BnForwardArgs& args, index_t column, 
   return static_cast<float>(inv_std);
 }
 
-// y over this thread's rows of the block's partial.
+// y over this thread's rows of the block's partial, last rows first.
+template <int V>
 HF_DEVICE void normalize(const hf::BnForwardArgs& args, const Place& p, float mean, float inv_std) {
   if (!p.valid) return;
   const index_t i = Tiles::parameter_index(p.column);
   const float scale = hf::load_float<param_t>(args.scale, i) * inv_std;
   const float bias = hf::load_float<param_t>(args.bias, i);
-  Tiles::for_each_row(
-      p, [&](index_t row) { return load_x(args, p.column, row); },
-      [&](index_t row, float x) {
-        const hf::Coord at = Tiles::coord(p.column, row);
-        const index_t y_offset = YGeom::offset(at);
-        const float v = fmaf(x - mean, scale, bias);  // x - mean first: exact-ish when |mean| >> std
-        hf::store_float<data_t>(args.y, y_offset, Epilogue::apply(v, at, y_offset, args.chain));
+  const XOffsets x(p.column);
+  const YOffsets y(p.column);
+  Tiles::for_each_row<V, true, kBatch<V>>(
+      p, [&](index_t row) { return hf::load_values<data_t, V>(args.x, x(row)); },
+      [&](index_t row, const hf::Values<V>& in) {
+        const index_t y_offset = y(row);
+        hf::Values<V> out;
+#pragma unroll
+        for (int j = 0; j < V; ++j) {
+          // Only the coordinates the epilogue reads survive compilation (none for an
+          // activation, the channel for a bias).
+          const hf::Coord at = Tiles::coord(p.column, row + j);
+          const float v = fmaf(in.v[j] - mean, scale, bias);  // x - mean first: exact-ish when |mean| >> std
+          out.v[j] = Epilogue::apply(v, at, y_offset + j, args.chain);
+        }
+        hf::store_values<data_t, V>(args.y, y_offset, out);
       });
 }
 
-HF_DEVICE void reduce_phase(const hf::BnForwardArgs& args) {
-  __shared__ hf::Moments<float> shared[Tiles::threads];
-  __shared__ float shared_inv_std[Tiling::tile_columns];
+template <int V>
+HF_DEVICE void reduce_phase(const hf::BnForwardArgs& args, Shared& shared) {
   const Place p = Tiles::place();
-  const hf::Moments<float> m = Tiles::reduce_rows(p, thread_moments(args, p), shared);
+  const hf::Moments<float> m = Tiles::reduce_rows(p, thread_moments<V>(args, p), shared.moments);
   if constexpr (Tiling::partials == 1) {
-    if (p.valid && p.row_lane == 0) shared_inv_std[p.column_lane] = write_statistics(args, p.column, m.mean, m.m2);
+    if (p.valid && p.row_lane == 0) shared.inv_std[p.column_lane] = write_statistics(args, p.column, m.mean, m.m2);
     __syncthreads();
-    normalize(args, p, m.mean, shared_inv_std[p.column_lane]);
+    normalize<V>(args, p, m.mean, shared.inv_std[p.column_lane]);
   } else if (p.valid && p.row_lane == 0) {
-    float* out = args.partials + (p.column * Tiling::partials + blockIdx.y) * kPartialFields;
+    float* out = args.partials + (p.column * Tiling::partials + p.partial) * kPartialFields;
     out[0] = m.n;
     out[1] = m.mean;
     out[2] = m.m2;
   }
 }
 
-// One thread per column.
-HF_DEVICE void finalize_phase(const hf::BnForwardArgs& args) {
-  const index_t column = static_cast<index_t>(blockIdx.x) * blockDim.x + threadIdx.x;
-  if (column >= Tiles::columns) return;
-  hf::Moments<double> total{0.0, 0.0, 0.0};
-  const float* in = args.partials + column * Tiling::partials * kPartialFields;
-  for (int q = 0; q < Tiling::partials; ++q, in += kPartialFields) total.merge({in[0], in[1], in[2]});
-  write_statistics(args, column, total.mean, total.m2);
+// The moments of the block's columns, merged from the partials in fp64.
+HF_DEVICE hf::Moments<double> merged_moments(const hf::BnForwardArgs& args, const Place& p, Shared& shared) {
+  return Tiles::merge_partials<kPartialFields>(
+      p, args.partials, hf::Moments<double>{0.0, 0.0, 0.0},
+      [](const float* in) { return hf::Moments<double>{in[0], in[1], in[2]}; }, shared.merged);
 }
 
-HF_DEVICE void apply_phase(const hf::BnForwardArgs& args) {
+// Blocks of tile_columns columns.
+HF_DEVICE void finalize_phase(const hf::BnForwardArgs& args, Shared& shared) {
   const Place p = Tiles::place();
-  if (!p.valid) return;
-  const index_t i = Tiles::parameter_index(p.column);
-  normalize(args, p, hf::load_float<param_t>(args.saved_mean, i), hf::load_float<param_t>(args.saved_inv_variance, i));
+  const hf::Moments<double> m = merged_moments(args, p, shared);
+  if (p.valid && p.row_lane == 0) write_statistics(args, p.column, m.mean, m.m2);
+}
+
+template <int V>
+HF_DEVICE void apply_phase(const hf::BnForwardArgs& args, Shared& shared) {
+  const Place p = Tiles::place(true);
+  if constexpr (Tiling::apply_merges) {
+    const hf::Moments<double> m = merged_moments(args, p, shared);
+    if (p.valid && p.row_lane == 0 && p.partial == 0) write_statistics(args, p.column, m.mean, m.m2);
+    // The same float values the statistics outputs hold.
+    normalize<V>(args, p, static_cast<float>(m.mean), static_cast<float>(inv_std_of(args, m.m2)));
+  } else {
+    if (!p.valid) return;
+    const index_t i = Tiles::parameter_index(p.column);
+    normalize<V>(args, p, hf::load_float<param_t>(args.saved_mean, i),
+                 hf::load_float<param_t>(args.saved_inv_variance, i));
+  }
+}
+
+// The phases this tiling launches, and nothing else (compile time: each is built for the
+// vector and the scalar walk).
+template <int V>
+HF_DEVICE void run(const hf::BnForwardArgs& args, Shared& shared) {
+  if (Tiling::partials == 1 || args.phase == hf::kBnReduce) {
+    reduce_phase<V>(args, shared);
+  } else if constexpr (Tiling::partials > 1) {
+    apply_phase<V>(args, shared);
+  }
 }
 
 }  // namespace
 
-HF_KERNEL void __launch_bounds__(Tiles::threads) hf_bn_forward_training(hf::BnForwardArgs args) {
-  switch (args.phase) {
-    case hf::kBnReduce: reduce_phase(args); break;
-    case hf::kBnFinalize: finalize_phase(args); break;
-    default: apply_phase(args); break;
+HF_KERNEL void __launch_bounds__(Tiles::threads, kMinBlocksPerMultiprocessor) hf_bn_forward_training(hf::BnForwardArgs args) {
+  __shared__ Shared shared;
+  if constexpr (Tiling::partials > 1 && !Tiling::apply_merges) {
+    if (args.phase == hf::kBnFinalize) {
+      finalize_phase(args, shared);
+      return;
+    }
+  }
+  if (kVector && args.vector_ok) {
+    run<kVectorLanes>(args, shared);
+  } else {
+    run<1>(args, shared);
   }
 }

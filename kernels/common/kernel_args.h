@@ -44,7 +44,8 @@ struct ConvArgs {
 enum BnPhase : int {
   kBnReduce = 0,    // per-column partial reductions (with one partial: the whole job, fused)
   kBnFinalize = 1,  // merges the partials in fp64 into the op's outputs
-  kBnApply = 2,     // the element-wise pass that reads those outputs back
+  kBnApply = 2,     // the element-wise pass that reads those outputs back (or, with
+                    // Tiling::apply_merges, merges the partials itself: no finalize launch)
 };
 
 // kernels/bn_forward_training.hip
@@ -61,6 +62,7 @@ struct BnForwardArgs {
   float epsilon;
   float exp_avg_factor;
   int phase;
+  int vector_ok;    // x and y are 16-byte aligned (the kernel may use vector accesses)
   ChainArgs chain;  // the pointwise ops after the BN
 };
 
@@ -79,6 +81,7 @@ struct BnBackwardArgs {
   float* partials;
   float act_alpha, act_beta, act_gamma;
   int phase;
+  int vector_ok;  // dy, dx, x and y are 16-byte aligned (the kernel may use vector accesses)
 };
 
 }  // namespace hf

@@ -30,7 +30,7 @@ struct Moments {
 // sums stay small relative to the spread; cheaper per element than Welford's division).
 struct ShiftedSums {
   float shift, s1, s2;
-  index_t n;
+  int n;  // a partial has at most 2^24 rows (bn_tiling.cpp); 32 bits keep the count cheap
 
   HF_DEVICE void add(float x) {
     const float v = x - shift;

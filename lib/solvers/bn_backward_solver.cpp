@@ -46,6 +46,7 @@ class BnBackwardInvoker final : public Invoker {
     a.dy = input;
     a.dx = output;
     a.partials = scratch_ ? scratch_->data() : nullptr;
+    a.vector_ok = aligned16(a.dy) && aligned16(a.dx) && aligned16(a.x) && aligned16(a.y);
     return launch_bn_phases(*kernel_, tiling_, stream, a);
   }
   int kernel_launches() const override { return tiling_.launches(); }

@@ -10,10 +10,23 @@ namespace hipfuse {
 namespace {
 
 constexpr int kThreads = 256;
-constexpr int kBlocksPerMultiprocessor = 8;    // 256-thread blocks for full occupancy
+// 256-thread blocks resident per multiprocessor: the kernels are built for at most 64
+// registers a thread (their __launch_bounds__), so 4 fit. With 16-byte vectors and 4-8 loads
+// in flight per thread, 1024 threads keep ~64 KB of loads outstanding per multiprocessor,
+// more than the ~30 KB its share of the memory bandwidth needs.
+constexpr int kBlocksPerMultiprocessor = 4;
 constexpr std::int64_t kMinRowsPerThread = 4;  // below this, more partials cost more than they give
 constexpr std::int64_t kMaxRowsPerPartial = std::int64_t{1} << 24;  // counts stay exact in fp32
 constexpr int kMaxTileColumns = 32;
+constexpr std::int64_t kVectorRows = 8;  // rows_per_partial a multiple of the widest 16-byte vector (fp16)
+// The apply phase merges the partials itself when each of its threads merges at most this
+// many and a column's partials (12 bytes each at most) are at most 1/kMergeBytesRatio of the
+// bytes of x a block reads per column: a few kilobytes of L2 reads per block, against a
+// launch and a small serial kernel of a few microseconds (which matter most for the small
+// tensors, 7x7 and 14x14 channels-last).
+constexpr std::int64_t kMaxMergesPerThread = 4;
+constexpr std::int64_t kMergeBytesRatio = 8;
+constexpr std::int64_t kPartialBytes = 12;
 
 int pow2_at_least(std::int64_t v) {
   int p = 1;
@@ -37,12 +50,14 @@ bool channels_innermost(const TensorDesc& x) {
   return x.lengths[1] > 1 && x.strides[1] < min_spatial;
 }
 
-// Enough partials for a full wave of blocks, few enough that each thread has work.
+// Enough partials for about a full wave of blocks, few enough that each thread has work.
+// Rounded down, not up: 64 channels on a 132 x 8-block wave would take 17 partials = 1088
+// blocks, 1.03 waves, whose last 32 blocks run alone for as long as the first wave.
 int choose_partials(const BnTiling& t, const Target& target) {
   const std::int64_t column_tiles = ceil_div(t.columns, t.tile_columns);
   const std::int64_t wave = std::int64_t{multiprocessors_of(target)} * kBlocksPerMultiprocessor;
   const std::int64_t most = std::max<std::int64_t>(1, t.rows / (t.tile_rows * kMinRowsPerThread));
-  std::int64_t p = std::clamp<std::int64_t>(ceil_div(wave, column_tiles), 1, most);
+  std::int64_t p = std::clamp<std::int64_t>(wave / column_tiles, 1, most);
   p = std::max(p, ceil_div(t.rows, kMaxRowsPerPartial));
   return static_cast<int>(std::min<std::int64_t>(p, 65535));
 }
@@ -53,7 +68,7 @@ dim3 BnTiling::grid() const {
   return dim3(static_cast<unsigned>(ceil_div(columns, tile_columns)), static_cast<unsigned>(partials));
 }
 
-dim3 BnTiling::finalize_grid() const { return dim3(static_cast<unsigned>(ceil_div(columns, threads()))); }
+dim3 BnTiling::finalize_grid() const { return dim3(static_cast<unsigned>(ceil_div(columns, tile_columns))); }
 
 std::size_t BnTiling::scratch_bytes(int fields) const {
   if (partials == 1) return 0;
@@ -74,7 +89,13 @@ BnTiling choose_bn_tiling(const TensorDesc& x, BatchNormMode mode, const Target&
   t.tile_rows = kThreads / t.tile_columns;
   t.partials = choose_partials(t, target);
   t.rows_per_partial = ceil_div(t.rows, t.partials);
+  // A multiple of 8 rows lets the kernels take 16-byte vectors along the rows (NCHW planes);
+  // still at most 2^24 rows, as kMaxRowsPerPartial is a multiple of 8.
+  if (t.partials > 1) t.rows_per_partial = ceil_div(t.rows_per_partial, kVectorRows) * kVectorRows;
   t.partials = static_cast<int>(ceil_div(t.rows, t.rows_per_partial));  // no empty partials
+  const auto element_bytes = static_cast<std::int64_t>(size_of(x.type));
+  t.apply_merges = t.partials > 1 && t.partials <= t.tile_rows * kMaxMergesPerThread &&
+                   t.partials * kPartialBytes * kMergeBytesRatio <= t.rows_per_partial * element_bytes;
   return t;
 }
 
@@ -86,6 +107,7 @@ void emit_tiling(PlanHeader& h, const BnTiling& t) {
   h.line("  static constexpr int tile_rows = " + std::to_string(t.tile_rows) + ";");
   h.line("  static constexpr int partials = " + std::to_string(t.partials) + ";");
   h.line("  static constexpr hf::index_t rows_per_partial = " + std::to_string(t.rows_per_partial) + ";");
+  h.line(std::string("  static constexpr bool apply_merges = ") + (t.apply_merges ? "true" : "false") + ";");
   h.line("};");
 }
 

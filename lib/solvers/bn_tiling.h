@@ -21,12 +21,13 @@ struct BnTiling {
   int tile_columns = 1;         // adjacent columns per block
   int tile_rows = 256;          // threads per column in a block (a power of two)
   int partials = 1;             // row ranges per column: 1 = one fused pass, else reduce/finalize/apply
+  bool apply_merges = false;    // partials > 1: the apply phase merges the partials (no finalize)
   std::int64_t columns = 0, rows = 0, rows_per_partial = 0;
 
   int threads() const { return tile_columns * tile_rows; }
   dim3 grid() const;           // reduce and apply phases: column tiles x partials
-  dim3 finalize_grid() const;  // one thread per column
-  int launches() const { return partials == 1 ? 1 : 3; }
+  dim3 finalize_grid() const;  // column tiles
+  int launches() const { return partials == 1 ? 1 : apply_merges ? 2 : 3; }
   // Bytes of the partials scratch for `fields` floats per (column, partial); 0 with one partial.
   std::size_t scratch_bytes(int fields) const;
 };
@@ -38,16 +39,18 @@ BnTiling choose_bn_tiling(const TensorDesc& x, BatchNormMode mode, const Target&
 void emit_tiling(PlanHeader& header, const BnTiling& tiling);
 
 // Enqueues the phases of a BN kernel (BnForwardArgs or BnBackwardArgs): the fused reduce
-// alone with one partial, else reduce, finalize and apply.
+// alone with one partial, else reduce, finalize (unless the apply phase merges) and apply.
 template <class Args>
 hipError_t launch_bn_phases(const rt::Kernel& kernel, const BnTiling& tiling, hipStream_t stream, Args& args) {
   const dim3 block(static_cast<unsigned>(tiling.threads()));
   args.phase = hf::kBnReduce;
   hipError_t e = kernel.launch(tiling.grid(), block, 0, stream, &args);
   if (e != hipSuccess || tiling.partials == 1) return e;
-  args.phase = hf::kBnFinalize;
-  e = kernel.launch(tiling.finalize_grid(), block, 0, stream, &args);
-  if (e != hipSuccess) return e;
+  if (!tiling.apply_merges) {
+    args.phase = hf::kBnFinalize;
+    e = kernel.launch(tiling.finalize_grid(), block, 0, stream, &args);
+    if (e != hipSuccess) return e;
+  }
   args.phase = hf::kBnApply;
   return kernel.launch(tiling.grid(), block, 0, stream, &args);
 }

@@ -61,6 +61,7 @@ class BnTrainingInvoker final : public Invoker {
     a.partials = scratch_ ? scratch_->data() : nullptr;
     a.epsilon = static_cast<float>(bn->epsilon);
     a.exp_avg_factor = static_cast<float>(bn->exp_avg_factor);
+    a.vector_ok = aligned16(input) && aligned16(output);
     if (!binding_.pack(args, a.chain)) return hipErrorInvalidValue;
     return launch_bn_phases(*kernel_, tiling_, stream, a);
   }

@@ -43,3 +43,39 @@ TEST_CASE("fused BN backward: alone, one partial and many partials") {
   run_and_check(PlanBuilder(DataType::float32, {4096, 2, 2, 2}, Lay::nchw).bn_backward(BatchNormMode::per_activation)
                     .act_backward(ActivationMode::power).take(), 3203);
 }
+
+TEST_CASE("fused BN backward: row walks (16-byte vectors along the plane, scalar, strided) and merged partials") {
+  SUBCASE("vector plane, merged partials (two launches)") {
+    run_and_check(PlanBuilder(DataType::float32, {8, 64, 56, 56}, Lay::nchw).bn_backward(BatchNormMode::spatial)
+                      .act_backward(ActivationMode::relu).take(), 3300);
+    run_and_check(PlanBuilder(DataType::half, {8, 64, 56, 56}, Lay::nchw).bn_backward(BatchNormMode::spatial)
+                      .act_backward(ActivationMode::logistic).take(), 3301);
+    run_and_check(PlanBuilder(DataType::bfloat16, {8, 64, 56, 56}, Lay::nchw).bn_backward(BatchNormMode::spatial)
+                      .take(), 3302);
+  }
+  SUBCASE("scalar plane: planes of 49 and 196 (fp16)") {
+    run_and_check(PlanBuilder(DataType::float32, {64, 3, 7, 7}, Lay::nchw).bn_backward(BatchNormMode::spatial)
+                      .act_backward(ActivationMode::relu).take(), 3303);
+    run_and_check(PlanBuilder(DataType::half, {64, 16, 14, 14}, Lay::nchw).bn_backward(BatchNormMode::spatial)
+                      .act_backward(ActivationMode::elu).take(), 3304);
+  }
+  SUBCASE("channels-last rows at a uniform stride (finalize launch)") {
+    run_and_check(PlanBuilder(DataType::half, {8, 64, 56, 56}, Lay::nhwc).bn_backward(BatchNormMode::spatial)
+                      .act_backward(ActivationMode::relu).take(), 3305);
+  }
+  SUBCASE("padded batch stride and padded rows") {
+    for (DataType type : {DataType::float32, DataType::half}) {
+      CAPTURE(name_of(type));
+      TensorDesc padded_n = packed(type, {4, 8, 16, 16}, Lay::nchw);
+      padded_n.strides = {8 * 256 + 4, 256, 16, 1};
+      run_and_check(PlanBuilder(padded_n, Lay::nchw).bn_backward(BatchNormMode::spatial)
+                        .act_backward(ActivationMode::tanh).take(), 3310);
+      TensorDesc padded_h = packed(type, {4, 8, 16, 16}, Lay::nchw);
+      padded_h.strides = {8 * 16 * 20, 16 * 20, 20, 1};
+      run_and_check(PlanBuilder(padded_h, Lay::nchw).bn_backward(BatchNormMode::spatial)
+                        .act_backward(ActivationMode::relu).take(), 3311);
+      run_and_check(PlanBuilder(padded_h, Lay::nchw).bn_backward(BatchNormMode::per_activation)
+                        .act_backward(ActivationMode::relu).take(), 3312);
+    }
+  }
+}

@@ -58,3 +58,99 @@ TEST_CASE("fused BN training: batch of one per-activation (M = 1, no variance co
   c.bn_train(BatchNormMode::spatial, false).bias().act(ActivationMode::clippedrelu).bn_infer(BatchNormMode::per_activation);
   run_and_check(c.take(), 2302, 1.0);
 }
+
+TEST_CASE("fused BN training: row walks (16-byte vectors along the plane, scalar, strided) and merged partials") {
+  // On a 132-SM device: 64 channels x 8 partials of 3136 rows, the apply phase merging the
+  // partials itself (two launches); planes of 3136 take 16-byte vectors in fp32 and fp16.
+  SUBCASE("vector plane, merged partials") {
+    run_and_check(PlanBuilder(DataType::float32, {8, 64, 56, 56}, Lay::nchw).bn_train(BatchNormMode::spatial, true)
+                      .act(ActivationMode::relu).take(), 2400, 3.0);
+    run_and_check(PlanBuilder(DataType::half, {8, 64, 56, 56}, Lay::nchw).bn_train(BatchNormMode::spatial, true)
+                      .bias().act(ActivationMode::leakyrelu).take(), 2401, 3.0);
+  }
+  SUBCASE("scalar plane: planes of 49 (any type) and 196 (fp16: not a multiple of 8)") {
+    run_and_check(PlanBuilder(DataType::float32, {64, 3, 7, 7}, Lay::nchw).bn_train(BatchNormMode::spatial, true)
+                      .act(ActivationMode::relu).take(), 2402, 3.0);
+    run_and_check(PlanBuilder(DataType::half, {64, 16, 14, 14}, Lay::nchw).bn_train(BatchNormMode::spatial, true)
+                      .act(ActivationMode::relu).take(), 2403, 3.0);
+    run_and_check(PlanBuilder(DataType::float32, {64, 16, 14, 14}, Lay::nchw).bn_train(BatchNormMode::spatial, false)
+                      .act(ActivationMode::relu).take(), 2404, 3.0);
+  }
+  SUBCASE("channels-last rows at a uniform stride (finalize launch) and 5-D planes") {
+    run_and_check(PlanBuilder(DataType::half, {8, 64, 56, 56}, Lay::nhwc).bn_train(BatchNormMode::spatial, true)
+                      .act(ActivationMode::relu).take(), 2405, 3.0);
+    run_and_check(PlanBuilder(DataType::float32, {2, 4, 3, 8, 8}, Lay::nchw).bn_train(BatchNormMode::spatial, true)
+                      .act(ActivationMode::relu).take(), 2406, 1.0);
+  }
+  SUBCASE("padded batch stride (plane walk; 16-byte vectors in fp32 only) and padded rows (coordinate walk)") {
+    for (DataType type : {DataType::float32, DataType::half}) {
+      CAPTURE(name_of(type));
+      TensorDesc padded_n = packed(type, {4, 8, 16, 16}, Lay::nchw);
+      padded_n.strides = {8 * 256 + 4, 256, 16, 1};
+      run_and_check(PlanBuilder(padded_n, Lay::nchw).bn_train(BatchNormMode::spatial, true)
+                        .act(ActivationMode::relu).take(), 2410, 1.0);
+      TensorDesc padded_h = packed(type, {4, 8, 16, 16}, Lay::nchw);
+      padded_h.strides = {8 * 16 * 20, 16 * 20, 20, 1};
+      run_and_check(PlanBuilder(padded_h, Lay::nchw).bn_train(BatchNormMode::spatial, true)
+                        .act(ActivationMode::relu).take(), 2411, 1.0);
+      run_and_check(PlanBuilder(padded_h, Lay::nchw).bn_train(BatchNormMode::per_activation, true)
+                        .act(ActivationMode::relu).take(), 2412, 1.0);
+    }
+  }
+}
+
+TEST_CASE("fused BN training: pointers off 16-byte alignment take the scalar walk, same results") {
+  // A layout the 16-byte walk takes (NCHW fp32, planes of 3136, merged partials); the
+  // second run moves x and y 4 bytes off alignment, so the kernel must walk element by
+  // element. Both runs see the same data; only the fp32 summation order differs.
+  const TensorDesc x = packed(DataType::float32, {8, 64, 56, 56}, Lay::nchw);
+  auto plan = PlanBuilder(x, Lay::nchw).bn_train(BatchNormMode::spatial, false).act(ActivationMode::relu).take();
+  plan->compile(device_target());
+  const auto n = static_cast<std::size_t>(x.element_count()), bytes = n * sizeof(float);
+  const auto channels = static_cast<std::size_t>(x.lengths[1]);
+  std::vector<float> host(n), scale(channels), bias(channels);
+  for (std::size_t i = 0; i < n; ++i) host[i] = static_cast<float>((i * 2654435761ull) % 1001) / 250.0f - 1.0f;
+  for (std::size_t c = 0; c < channels; ++c) {
+    scale[c] = 0.5f + static_cast<float>(c) / 64.0f;
+    bias[c] = static_cast<float>(c % 7) / 8.0f - 0.25f;
+  }
+  DeviceBuffer in(bytes + 16), out(bytes + 16), dscale(channels * 4), dbias(channels * 4), mean(channels * 4),
+      inv(channels * 4);
+  HF_REQUIRE_HIP(hipMemcpy(dscale.data(), scale.data(), channels * 4, hipMemcpyHostToDevice));
+  HF_REQUIRE_HIP(hipMemcpy(dbias.data(), bias.data(), channels * 4, hipMemcpyHostToDevice));
+  auto run = [&](std::size_t shift, std::vector<float>& y, std::vector<float>& saved_mean, std::vector<float>& saved_inv) {
+    char* x_at = static_cast<char*>(in.data()) + shift;
+    char* y_at = static_cast<char*>(out.data()) + shift;
+    HF_REQUIRE_HIP(hipMemcpy(x_at, host.data(), bytes, hipMemcpyHostToDevice));
+    BatchNormForwardTrainingArgs bn;
+    bn.scale = dscale.data();
+    bn.bias = dbias.data();
+    bn.saved_mean = mean.data();
+    bn.saved_inv_variance = inv.data();
+    bn.epsilon = 1e-5;
+    OperatorArgs args;
+    args.slots = {bn, ActivationForwardArgs{0, 0, 0}};
+    HF_REQUIRE_HIP(plan->invoker().launch(nullptr, x_at, y_at, args));
+    HF_REQUIRE_HIP(hipDeviceSynchronize());
+    y.resize(n);
+    saved_mean.resize(channels);
+    saved_inv.resize(channels);
+    HF_REQUIRE_HIP(hipMemcpy(y.data(), y_at, bytes, hipMemcpyDeviceToHost));
+    HF_REQUIRE_HIP(hipMemcpy(saved_mean.data(), mean.data(), channels * 4, hipMemcpyDeviceToHost));
+    HF_REQUIRE_HIP(hipMemcpy(saved_inv.data(), inv.data(), channels * 4, hipMemcpyDeviceToHost));
+  };
+  std::vector<float> y_vector, mean_vector, inv_vector, y_scalar, mean_scalar, inv_scalar;
+  run(0, y_vector, mean_vector, inv_vector);
+  run(4, y_scalar, mean_scalar, inv_scalar);
+  for (std::size_t c = 0; c < channels; ++c) {
+    CAPTURE(c);
+    CHECK(std::abs(mean_vector[c] - mean_scalar[c]) <= 1e-6f);
+    CHECK(std::abs(inv_vector[c] - inv_scalar[c]) <= 1e-6f * inv_vector[c]);
+  }
+  std::size_t wrong = 0;
+  for (std::size_t i = 0; i < n; ++i) {
+    if (!(std::abs(y_vector[i] - y_scalar[i]) <= 1e-5f * (1.0f + std::abs(y_vector[i])))) ++wrong;
+  }
+  CHECK(wrong == 0);
+  CHECK(out.guard_intact());
+}

@@ -1,10 +1,12 @@
-// A pointwise chain over a tensor of more than 2^31 elements (64-bit indexing), on the
-// 16-byte path (NCHW, W a multiple of 8) and the scalar path (NHWC, C = 2). The data is a
-// closed-form pattern exact in fp16, so every element is checked without a double-precision
-// reference of 17 GB. Runs only where the GPU has 40 GB free.
+// A pointwise chain and BN forward training over a tensor of more than 2^31 elements (64-bit
+// indexing), on the 16-byte path (NCHW, W a multiple of 8) and the scalar path (NHWC, C = 2).
+// The data is a closed-form pattern exact in fp16, so every element is checked without a
+// double-precision reference of 17 GB. Runs only where the GPU has 40 GB free.
 #include "gpu/test_fused_support.h"
 
+#include <cmath>
 #include <cstdint>
+#include <vector>
 
 using namespace hipfuse;
 using namespace hipfuse::test;
@@ -82,7 +84,108 @@ void run_large(const TensorDesc& x) {
   CHECK_MESSAGE(wrong == 0, wrong << " wrong elements, first at offset " << first_wrong);
 }
 
+// BN forward training (spatial, scale 1, bias 0, no epilogue) over the pattern: the batch
+// statistics per channel come from a histogram of the pattern values, so y is known per
+// (channel, value) up to the kernel's fp32 arithmetic and the fp16 rounding.
+void run_large_bn(const TensorDesc& x) {
+  REQUIRE(x.element_count() > (std::int64_t{1} << 31));
+  auto plan = PlanBuilder(x, x.strides[1] == 1 ? Lay::nhwc : Lay::nchw).bn_train(BatchNormMode::spatial, false).take();
+  plan->compile(device_target());
+
+  const std::int64_t n = x.element_count(), channels = x.lengths[1];
+  const std::int64_t spatial = n / (x.lengths[0] * channels);
+  const bool channels_last = x.strides[1] == 1;
+  auto channel_of = [&](std::int64_t i) { return channels_last ? i % channels : (i / spatial) % channels; };
+  const std::size_t bytes = static_cast<std::size_t>(n) * 2;
+  std::vector<std::uint16_t> input_bits(kPatternValues);
+  for (int k = 0; k < kPatternValues; ++k) input_bits[static_cast<std::size_t>(k)] = fp16_bits(value_of(k));
+  std::vector<std::int64_t> histogram(static_cast<std::size_t>(channels * kPatternValues), 0);
+  std::vector<std::uint16_t> host(static_cast<std::size_t>(n));
+  for (std::int64_t i = 0; i < n; ++i) {
+    const int k = pattern(static_cast<std::uint64_t>(i));
+    host[static_cast<std::size_t>(i)] = input_bits[static_cast<std::size_t>(k)];
+    ++histogram[static_cast<std::size_t>(channel_of(i) * kPatternValues + k)];
+  }
+  const double epsilon = 1e-5;
+  std::vector<double> mean(static_cast<std::size_t>(channels)), inv_std(static_cast<std::size_t>(channels));
+  for (std::int64_t c = 0; c < channels; ++c) {
+    double count = 0, sum = 0, sq = 0;
+    for (int k = 0; k < kPatternValues; ++k) {
+      const double h = static_cast<double>(histogram[static_cast<std::size_t>(c * kPatternValues + k)]);
+      count += h;
+      sum += h * value_of(k);
+    }
+    const double m = sum / count;
+    for (int k = 0; k < kPatternValues; ++k) {
+      const double d = value_of(k) - m;
+      sq += static_cast<double>(histogram[static_cast<std::size_t>(c * kPatternValues + k)]) * d * d;
+    }
+    mean[static_cast<std::size_t>(c)] = m;
+    inv_std[static_cast<std::size_t>(c)] = 1.0 / std::sqrt(sq / count + epsilon);
+  }
+
+  const std::vector<float> ones(static_cast<std::size_t>(channels), 1.0f), zeros(static_cast<std::size_t>(channels), 0.0f);
+  const std::size_t param_bytes = static_cast<std::size_t>(channels) * sizeof(float);
+  DeviceBuffer dx(bytes), dy(bytes), scale(param_bytes), bias(param_bytes), saved_mean(param_bytes), saved_inv(param_bytes);
+  HF_REQUIRE_HIP(hipMemcpy(dx.data(), host.data(), bytes, hipMemcpyHostToDevice));
+  HF_REQUIRE_HIP(hipMemcpy(scale.data(), ones.data(), param_bytes, hipMemcpyHostToDevice));
+  HF_REQUIRE_HIP(hipMemcpy(bias.data(), zeros.data(), param_bytes, hipMemcpyHostToDevice));
+  HF_REQUIRE_HIP(hipMemset(dy.data(), 0xFF, bytes));
+  OperatorArgs args;
+  BatchNormForwardTrainingArgs bn;
+  bn.scale = scale.data();
+  bn.bias = bias.data();
+  bn.saved_mean = saved_mean.data();
+  bn.saved_inv_variance = saved_inv.data();
+  bn.epsilon = epsilon;
+  args.slots = {bn};
+  HF_REQUIRE_HIP(plan->invoker().launch(nullptr, dx.data(), dy.data(), args));
+  HF_REQUIRE_HIP(hipDeviceSynchronize());
+  HF_REQUIRE_HIP(hipMemcpy(host.data(), dy.data(), bytes, hipMemcpyDeviceToHost));
+  CHECK(dy.guard_intact());
+  std::vector<float> got_mean(static_cast<std::size_t>(channels)), got_inv(static_cast<std::size_t>(channels));
+  HF_REQUIRE_HIP(hipMemcpy(got_mean.data(), saved_mean.data(), param_bytes, hipMemcpyDeviceToHost));
+  HF_REQUIRE_HIP(hipMemcpy(got_inv.data(), saved_inv.data(), param_bytes, hipMemcpyDeviceToHost));
+  for (std::int64_t c = 0; c < channels; ++c) {
+    CAPTURE(c);
+    CHECK(std::abs(got_mean[static_cast<std::size_t>(c)] - mean[static_cast<std::size_t>(c)]) <= 1e-5);
+    CHECK(std::abs(got_inv[static_cast<std::size_t>(c)] - inv_std[static_cast<std::size_t>(c)]) <= 1e-5 * inv_std[static_cast<std::size_t>(c)]);
+  }
+
+  // y per (channel, value), and every fp16 bit pattern's value.
+  std::vector<double> expected(static_cast<std::size_t>(channels * kPatternValues)), half_value(65536);
+  for (std::int64_t c = 0; c < channels; ++c) {
+    for (int k = 0; k < kPatternValues; ++k) {
+      expected[static_cast<std::size_t>(c * kPatternValues + k)] =
+          (value_of(k) - mean[static_cast<std::size_t>(c)]) * inv_std[static_cast<std::size_t>(c)];
+    }
+  }
+  for (std::uint32_t b = 0; b < 65536; ++b) {
+    const auto bits = static_cast<std::uint16_t>(b);
+    half_value[b] = ref::decode(ref::DType::f16, &bits);
+  }
+  // |y| < 2: fp16 spacing there is at most 2^-10; fp32 arithmetic adds far less.
+  constexpr double kTolerance = 1.5 * 0.0009765625;
+  std::int64_t wrong = 0, first_wrong = -1;
+  for (std::int64_t i = 0; i < n; ++i) {
+    const double want = expected[static_cast<std::size_t>(channel_of(i) * kPatternValues + pattern(static_cast<std::uint64_t>(i)))];
+    const double got = half_value[host[static_cast<std::size_t>(i)]];
+    if (!(std::abs(got - want) <= kTolerance) && wrong++ == 0) first_wrong = i;
+  }
+  CHECK_MESSAGE(wrong == 0, wrong << " wrong elements, first at offset " << first_wrong);
+}
+
 }  // namespace
+
+TEST_CASE("fused BN training: more than 2^31 elements, 64-bit plane walk with 16-byte vectors (fp16 NCHW)") {
+  if (!enough_memory()) return;
+  run_large_bn(packed(DataType::half, {2, 2, 16385, 32768}, Lay::nchw));
+}
+
+TEST_CASE("fused BN training: more than 2^31 elements, 64-bit uniform row stride (fp16 NHWC, C = 2)") {
+  if (!enough_memory()) return;
+  run_large_bn(packed(DataType::half, {2, 2, 16385, 32768}, Lay::nhwc));
+}
 
 TEST_CASE("fused pointwise: more than 2^31 elements, 16-byte path (fp16 NCHW)") {
   if (!enough_memory()) return;
