@@ -59,19 +59,23 @@ constexpr Candidate kK64Tiles[] = {
     // and stores overlap within a block (staging apart from the pipeline: 61 KB for K = 64).
     {"128x64k64p", Kernel::matrix, 128, 64, 2, 2, 3, 3, 0.8, 8, true},
 };
-// The tile of memory-bound plans (GEMM K <= 128, N >= 64; see choose_config). The v5
-// prediction (docs/PERF_NOTES.md) is that "128x64k64p" beats it: change it here once measured.
-constexpr const char* kMemoryBoundTile = "128x64";
-// The automatic choice's BK = 64 substitutes: once the sweep confirms a BK = 64 tile beats
-// the BK = 32 tile the heuristic picks, add {picked, substitute} here (one line each). The
-// v5 predictions (docs/PERF_NOTES.md) would give:
-//   {"128x64", "128x64k64"}, {"256x64", "128x64k64"}, {"128x128", "128x128k64"}
+// The tile of memory-bound plans (GEMM K <= 128, N >= 64; see choose_config). H200 tile sweep
+// (docs/PERF_NOTES.md v5), fp16 1x1 64->256 56x56: with a cp.async A (NHWC) the persistent
+// 128x64k64p, whose next tile's loads overlap the current tile's stores, 61.4 us against 70.6
+// for 128x64; with a gathered A (NCHW) it loses (78.0 vs 76.4), so 128x64 stays there.
+constexpr const char* kMemoryBoundTileAsync = "128x64k64p";
+constexpr const char* kMemoryBoundTileGathered = "128x64";
+// The automatic choice's BK = 64 substitutes, {picked, substitute}, where the H200 sweep
+// measured the substitute faster (fp16, us): 256x64 -> 128x64k64 on 3x3 64->64 56x56 (NHWC
+// 62.5 -> 60.6, NCHW 98.9 -> 98.0); 128x64 -> 128x64k64 on 3x3 256->256 14x14 (NHWC 56.4 ->
+// 55.8, NCHW 73.9 -> 69.1). 128x128 -> 128x128k64 was slower (60.0 -> 61.6): not promoted.
 struct Promotion {
   const char* from;
   const char* to;
 };
 constexpr Promotion kPromote[] = {
-    {"", ""},  // none yet
+    {"256x64", "128x64k64"},
+    {"128x64", "128x64k64"},
 };
 // SIMT tiles (8x8 outputs per thread): smaller blocks only for grids that would not fill the GPU.
 constexpr Candidate kSimtTiles[] = {
@@ -293,10 +297,11 @@ Config choose_config(const Problem& p, int sms, const std::string& force_tile) {
   // 128x64 67.4 us, 64x64 72.2, 128x128 77.7 NHWC; 76.0 vs 81.6 NCHW).
   if (force_tile.empty() && matrix && p.gemm_k() <= 128 && p.gemm_n() >= 64) {
     for (const Candidate* c : pool) {
-      if (std::string(c->name) == kMemoryBoundTile) best = c;
+      if (std::string(c->name) == kMemoryBoundTileGathered) best = c;
     }
+    const bool async_a = best != nullptr && make_config(p, *best, sms).a_loader == Loader::async16;
     for (const auto& c : kK64Tiles) {
-      if (std::string(c.name) == kMemoryBoundTile) best = &c;
+      if (async_a && std::string(c.name) == kMemoryBoundTileAsync) best = &c;
     }
   }
   if (!force_tile.empty()) {
