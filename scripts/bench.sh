@@ -16,7 +16,7 @@ OUT_DIR gets PERF.md, summary.json, perf.csv and bench-raw.tar.gz (every raw rec
 report also goes to docs/PERF.md unless --md says otherwise. Regenerate it anywhere (stdlib only):
   python3 scripts/bench/report.py OUT_DIR --md docs/PERF.md
 Needs BUILD_DIR/fusiondriver (or BUILD_DIR/driver/fusiondriver) and python3 with torch + CUDA.
-On a copy of the tree without .git, pass BENCH_COMMIT=<sha>[+dirty] to name the commit.
+On a copy of the tree (no .git, or a stale one), pass BENCH_COMMIT=<sha>[+dirty] to name the commit; it wins over git.
 USAGE
 }
 if [[ $# -lt 2 || $1 == -* || $2 == -* ]]; then

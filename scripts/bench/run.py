@@ -84,13 +84,14 @@ def gpu_snapshot() -> dict:
 
 
 def git_info() -> dict:
-    """The commit of the tree being measured. A copy of a working tree without .git (the GPU
-    machine's) cannot say: pass BENCH_COMMIT=<sha>[+dirty] in the environment then."""
-    rev = run_capture(["git", "-C", str(REPO), "rev-parse", "HEAD"])
-    dirty = run_capture(["git", "-C", str(REPO), "status", "--porcelain"])
-    if rev is None and os.environ.get("BENCH_COMMIT"):
+    """The commit of the tree being measured. A copy of a working tree (the GPU machine's) may
+    have no .git, or a stale one that names another commit: BENCH_COMMIT=<sha>[+dirty] in the
+    environment names it then, and wins over what git says."""
+    if os.environ.get("BENCH_COMMIT"):
         given = os.environ["BENCH_COMMIT"]
         return {"commit": given.split("+")[0], "dirty": given.endswith("+dirty"), "from": "BENCH_COMMIT"}
+    rev = run_capture(["git", "-C", str(REPO), "rev-parse", "HEAD"])
+    dirty = run_capture(["git", "-C", str(REPO), "status", "--porcelain"])
     return {"commit": rev, "dirty": None if dirty is None else bool(dirty)}
 
 
