@@ -57,7 +57,9 @@ note "date:   $(date -u +%Y-%m-%dT%H:%MZ)"
 
 # 1. GPU unit suites (smoke test, fused kernels vs the CPU reference, graph capture, API,
 #    concurrency, out-of-memory, > 2^31 elements). Alone on the GPU: the OOM tests fill it.
-want tests && step "gpu tests" gpu_tests.log "$build/tests/hipfuse_gpu_tests" --duration=true
+# Line-buffered, so that a run cut short (a time limit, a hang) still leaves every finished
+# test case's line in the log.
+want tests && step "gpu tests" gpu_tests.log stdbuf -oL "$build/tests/hipfuse_gpu_tests" --duration=true
 
 # 2. The validation matrix: every case of the CI, example and MIOpen-table specs, fused and
 #    unfused, each compared element by element with the CPU reference.
