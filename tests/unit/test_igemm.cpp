@@ -28,6 +28,20 @@ struct ConvCase {
   bool tf32 = false;
 };
 
+// A ResNet-50 reference layer at batch 64: c -> k channels, hw x hw, an r x r filter, "same" padding.
+ConvCase reference_layer(DataType type, Layout layout, int c, int hw, int k, int r) {
+  ConvCase cc;
+  cc.type = type;
+  cc.layout = layout;
+  cc.n = 64;
+  cc.c = c;
+  cc.h = cc.w = hw;
+  cc.k = k;
+  cc.r = cc.s = r;
+  cc.pad = r / 2;
+  return cc;
+}
+
 enum class Chain { none, bias_relu, bn_elu_residual, prologue_bn_relu };
 
 std::unique_ptr<FusionPlan> make_plan(const ConvCase& cc, Chain chain = Chain::bias_relu) {
@@ -166,16 +180,7 @@ TEST_CASE("igemm: the tile heuristic on the reference layers") {
   };
   for (const Layer& l : layers) {
     for (Layout layout : {Layout::nhwc, Layout::nchw}) {
-      ConvCase cc;
-      cc.type = l.type;
-      cc.layout = layout;
-      cc.n = 64;
-      cc.c = l.c;
-      cc.h = cc.w = l.hw;
-      cc.k = l.k;
-      cc.r = cc.s = l.r;
-      cc.pad = l.r / 2;
-      auto plan = make_plan(cc);
+      auto plan = make_plan(reference_layer(l.type, layout, l.c, l.hw, l.k, l.r));
       const igemm::Config c = ConvImplicitGemmSolver::config_for(*plan, sm90());
       CAPTURE(c.describe());
       CHECK(std::string(c.tile.name()) == (layout == Layout::nhwc ? l.nhwc_tile : l.nchw_tile));
@@ -370,16 +375,7 @@ TEST_CASE("igemm: write the generated headers of the reference layers" * doctest
   for (DataType t : {DataType::half, DataType::bfloat16}) {
     for (Layout layout : {Layout::nhwc, Layout::nchw}) {
       for (const Layer& l : layers) {
-        ConvCase cc;
-        cc.type = t;
-        cc.layout = layout;
-        cc.n = 64;
-        cc.c = l.c;
-        cc.h = cc.w = l.hw;
-        cc.k = l.k;
-        cc.r = cc.s = l.r;
-        cc.pad = l.r / 2;
-        auto plan = make_plan(cc);
+        auto plan = make_plan(reference_layer(t, layout, l.c, l.hw, l.k, l.r));
         for (const char* tile : tiles) {
           const igemm::Config config = ConvImplicitGemmSolver::config_for(*plan, sm90(), tile);
           const rt::KernelRequest r = ConvImplicitGemmSolver::request_for(*plan, config);
