@@ -217,24 +217,33 @@ std::array<std::int64_t, 4> nchw_strides(int n, int c, int h, int w) {
   return {static_cast<std::int64_t>(c) * h * w, static_cast<std::int64_t>(h) * w, w, 1};
 }
 
+namespace {
+
+// The first matrix tile (BK 32 ones, then BK 64) for which `pred` holds, or nullptr.
+template <class Pred>
+const Candidate* first_matrix_tile(Pred pred) {
+  for (const auto& c : kMatrixTiles) {
+    if (pred(c)) return &c;
+  }
+  for (const auto& c : kK64Tiles) {
+    if (pred(c)) return &c;
+  }
+  return nullptr;
+}
+
+}  // namespace
+
 std::array<std::int64_t, 4> nhwc_strides(int n, int c, int h, int w) {
   (void)n;
   return {static_cast<std::int64_t>(h) * w * c, 1, static_cast<std::int64_t>(w) * c, c};
 }
 
 const char* Tile::name() const {
-  for (const auto& c : kMatrixTiles) {
-    if (c.bm == bm && c.bn == bn && c.warps_m == warps_m && c.warps_n == warps_n && c.k_chunks == k_chunks &&
-        c.persistent == persistent && warps_m > 0) {
-      return c.name;
-    }
-  }
-  for (const auto& c : kK64Tiles) {
-    if (c.bm == bm && c.bn == bn && c.warps_m == warps_m && c.warps_n == warps_n && c.k_chunks == k_chunks &&
-        c.persistent == persistent && warps_m > 0) {
-      return c.name;
-    }
-  }
+  const Candidate* matrix = first_matrix_tile([this](const Candidate& c) {
+    return c.bm == bm && c.bn == bn && c.warps_m == warps_m && c.warps_n == warps_n && c.k_chunks == k_chunks &&
+           c.persistent == persistent && warps_m > 0;
+  });
+  if (matrix != nullptr) return matrix->name;
   for (const auto& c : kSimtTiles) {
     if (c.bm == bm && c.bn == bn && warps_m == 0) return c.name;
   }
@@ -282,6 +291,22 @@ std::string why_not(const Problem& p, const std::string& arch) {
   return {};
 }
 
+namespace {
+
+// The tile called `name` among the matrix tiles (BK 32 and BK 64) or the SIMT tiles; nullptr
+// when there is none.
+const Candidate* find_tile(const std::string& name, bool matrix) {
+  if (!matrix) {
+    for (const auto& c : kSimtTiles) {
+      if (name == c.name) return &c;
+    }
+    return nullptr;
+  }
+  return first_matrix_tile([&name](const Candidate& c) { return name == c.name; });
+}
+
+}  // namespace
+
 Config choose_config(const Problem& p, int sms, const std::string& force_tile) {
   if (sms <= 0) sms = kDefaultMultiprocessors;
   const bool matrix = uses_matrix_units(p);
@@ -296,24 +321,12 @@ Config choose_config(const Problem& p, int sms, const std::string& force_tile) {
   // back): the tile with the most resident blocks wins (H200 sweep, fp16 1x1 64->256 56x56:
   // 128x64 67.4 us, 64x64 72.2, 128x128 77.7 NHWC; 76.0 vs 81.6 NCHW).
   if (force_tile.empty() && matrix && p.gemm_k() <= 128 && p.gemm_n() >= 64) {
-    for (const Candidate* c : pool) {
-      if (std::string(c->name) == kMemoryBoundTileGathered) best = c;
-    }
-    const bool async_a = best != nullptr && make_config(p, *best, sms).a_loader == Loader::async16;
-    for (const auto& c : kK64Tiles) {
-      if (async_a && std::string(c.name) == kMemoryBoundTileAsync) best = &c;
+    best = find_tile(kMemoryBoundTileGathered, true);
+    if (best != nullptr && make_config(p, *best, sms).a_loader == Loader::async16) {
+      best = find_tile(kMemoryBoundTileAsync, true);
     }
   }
-  if (!force_tile.empty()) {
-    for (const Candidate* c : pool) {
-      if (force_tile == c->name) best = c;
-    }
-    if (matrix) {
-      for (const auto& c : kK64Tiles) {
-        if (force_tile == c.name) best = &c;
-      }
-    }
-  }
+  if (!force_tile.empty()) best = find_tile(force_tile, matrix);
   if (best == nullptr) {
     double best_cost = 0;
     for (const Candidate* c : pool) {
@@ -342,9 +355,7 @@ Config choose_config(const Problem& p, int sms, const std::string& force_tile) {
   if (force_tile.empty() && best->kernel == Kernel::matrix && make_config(p, *best, sms).a_loader == Loader::async16) {
     for (const Promotion& pr : kPromote) {
       if (std::string(pr.from) != best->name) continue;
-      for (const auto& c : kK64Tiles) {
-        if (std::string(pr.to) == c.name) best = &c;
-      }
+      if (const Candidate* to = find_tile(pr.to, true)) best = to;
       break;
     }
   }
