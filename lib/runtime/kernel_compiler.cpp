@@ -35,7 +35,8 @@ KernelCompiler::KernelCompiler() : disk_(DiskCache::from_environment()) {}
 
 std::vector<std::string> KernelCompiler::options_for(const KernelRequest& request, const std::string& arch,
                                                      int warp_size) const {
-  std::vector<std::string> options = rtc_platform_options(arch);
+  std::vector<std::string> options =
+      rtc_platform_options(request.arch_specific ? arch_specific_target(arch) : arch);
   options.push_back("-std=c++17");
   options.push_back("-DHF_WARP_SIZE=" + std::to_string(warp_size));
   options.insert(options.end(), request.options.begin(), request.options.end());

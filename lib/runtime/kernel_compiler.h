@@ -26,6 +26,9 @@ struct KernelRequest {
   std::string entry;                        // the extern "C" __global__ function to launch
   std::vector<SourceFile> generated_headers;  // plan-specific headers, e.g. {"hf_plan.h", ...}
   std::vector<std::string> options;         // plan-specific compile options (-D...)
+  // Compile for the architecture-specific target (rt::arch_specific_target: sm_90a for
+  // sm_90), for kernels that use its own instructions (wgmma).
+  bool arch_specific = false;
 };
 
 // A loaded kernel: owns its module. Launch only packs and enqueues.

@@ -41,6 +41,11 @@ std::vector<std::string> rtc_platform_options(const std::string& arch);
 int warp_size_for_arch(const std::string& arch);
 bool is_known_arch(const std::string& arch);
 
+// The architecture-specific target of `arch`, whose code uses instructions that only that
+// architecture has and runs nowhere else (NVIDIA: sm_90 -> sm_90a, for wgmma); `arch`
+// itself where the platform has no such targets.
+std::string arch_specific_target(const std::string& arch);
+
 // The code of a successfully compiled hipRTC program: on NVIDIA a CUBIN when the target is
 // a real architecture (no JIT at load, so a cache hit costs milliseconds), else PTX.
 std::vector<char> rtc_program_code(hiprtcProgram program);

@@ -61,6 +61,8 @@ int warp_size_for_arch(const std::string& arch) {
 
 bool is_known_arch(const std::string& arch) { return arch.rfind("gfx", 0) == 0 && arch.size() >= 6; }
 
+std::string arch_specific_target(const std::string& arch) { return arch; }
+
 std::vector<char> rtc_program_code(hiprtcProgram program) {
   std::size_t size = 0;
   if (hiprtcGetCodeSize(program, &size) != HIPRTC_SUCCESS || size == 0) {

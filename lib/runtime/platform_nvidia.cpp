@@ -157,6 +157,11 @@ bool is_known_arch(const std::string& arch) {
   return digits >= 2 && (rest.empty() || rest == "a" || rest == "f");
 }
 
+std::string arch_specific_target(const std::string& arch) {
+  if (arch.empty() || arch.back() == 'a' || arch.back() == 'f') return arch;
+  return arch + "a";
+}
+
 std::vector<char> rtc_program_code(hiprtcProgram program) {
   // hipRTC's NVIDIA mapping only returns PTX; NVRTC also keeps the CUBIN when compiling for
   // a real sm_XY, which loads without the driver's JIT.
