@@ -195,3 +195,116 @@ HF_DEVICE unsigned to_tf32(float v) { return (__float_as_uint(v) + 0x1000u) & 0x
 }  // namespace hf
 #endif
 // ---- end of matrix units and async copies -------------------------------------------------
+// ---- warpgroup matrix multiply (Hopper wgmma) ----------------------------------------------
+// Owned by the implicit-GEMM convolution's warpgroup tiles. HF_HAS_WARPGROUP_MMA is 1 when
+// the compile targets an architecture with it (NVIDIA sm_90a: the host compiles those tiles
+// for the architecture-specific target); elsewhere the names exist but must not be used.
+//   wgmma_desc_k128(addr): the descriptor of a K-major operand in shared memory whose rows
+//     are 128 bytes, 16-byte chunks XOR-swizzled by row % 8 (the hardware's 128-byte
+//     swizzle; 8-row groups 1024 bytes apart, the tile 1024-byte aligned). Adding 32 bytes
+//     to addr moves 16 fp16/bf16 elements along K.
+//   wgmma_m64k16<T, N>(d, a, b): d (64 x N, fp32) += A (64 x 16) * B (16 x N, given as N rows
+//     of K), both from shared memory, issued by the 4 warps of a warpgroup together. d holds
+//     N / 2 floats per thread: d[4j + e] is row 16 * warp + lane / 4 (+ 8 for e >= 2), column
+//     8j + 2 * (lane % 4) + e % 2, where warp is the warp's index in its warpgroup.
+//   wgmma_fence / wgmma_commit / wgmma_wait<N>: order register accesses before the first
+//     wgmma; close a group of wgmmas; wait until at most N groups are in flight.
+//   fence_async_shared: makes this thread's shared-memory writes (cp.async included)
+//     visible to the matrix units; before the barrier that precedes the wgmma.
+//   fence_registers(d): stops the compiler moving accesses of d across this point (the
+//     wgmma writes its registers asynchronously, unknown to the compiler).
+#if defined(HIPFUSE_PLATFORM_NVIDIA) && defined(__CUDA_ARCH_FEAT_SM90_ALL)
+#define HF_HAS_WARPGROUP_MMA 1
+namespace hf {
+HF_DEVICE unsigned long long wgmma_desc_k128(unsigned smem_address) {
+  return static_cast<unsigned long long>((smem_address & 0x3FFFFu) >> 4) |
+         (1ull << 16) |   // leading-dimension byte offset (16 B; unused by swizzled K-major operands)
+         (64ull << 32) |  // stride-dimension byte offset: 1024 B between 8-row groups
+         (1ull << 62);    // 128-byte swizzle
+}
+HF_DEVICE void wgmma_fence() { asm volatile("wgmma.fence.sync.aligned;\n" ::: "memory"); }
+HF_DEVICE void wgmma_commit() { asm volatile("wgmma.commit_group.sync.aligned;\n" ::: "memory"); }
+template <int N> HF_DEVICE void wgmma_wait() { asm volatile("wgmma.wait_group.sync.aligned %0;\n" ::"n"(N) : "memory"); }
+HF_DEVICE void fence_async_shared() { asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory"); }
+template <int N> HF_DEVICE void fence_registers(float (&d)[N]) {
+#pragma unroll
+  for (int i = 0; i < N; ++i) asm volatile("" : "+f"(d[i])::"memory");
+}
+#define HF_WG_F4(d, i) "+f"(d[i]), "+f"(d[i + 1]), "+f"(d[i + 2]), "+f"(d[i + 3])
+#define HF_WG_F16(d, i) HF_WG_F4(d, i), HF_WG_F4(d, i + 4), HF_WG_F4(d, i + 8), HF_WG_F4(d, i + 12)
+#define HF_WG_F32(d, i) HF_WG_F16(d, i), HF_WG_F16(d, i + 16)
+#define HF_WG_REGS32 \
+  "%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, " \
+  "%16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31"
+#define HF_WG_REGS64 HF_WG_REGS32 ", " \
+  "%32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47, " \
+  "%48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63"
+#define HF_WG_REGS128 HF_WG_REGS64 ", " \
+  "%64, %65, %66, %67, %68, %69, %70, %71, %72, %73, %74, %75, %76, %77, %78, %79, " \
+  "%80, %81, %82, %83, %84, %85, %86, %87, %88, %89, %90, %91, %92, %93, %94, %95, " \
+  "%96, %97, %98, %99, %100, %101, %102, %103, %104, %105, %106, %107, %108, %109, %110, %111, " \
+  "%112, %113, %114, %115, %116, %117, %118, %119, %120, %121, %122, %123, %124, %125, %126, %127"
+// One wgmma of shape m64nNk16 (fp32 accumulators, D += A * B): N / 2 accumulator operands,
+// then the two descriptors and the scale-d flag (1: accumulate).
+#define HF_WGMMA(SHAPE_TYPES, REGS, A, B, SCALE, ...)                                      \
+  asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, " SCALE ", 0;\n"                              \
+               "wgmma.mma_async.sync.aligned." SHAPE_TYPES " {" REGS "}, " A ", " B ", p, 1, 1, 0, 0;\n}\n" \
+               : __VA_ARGS__                                                                   \
+               : "memory")
+template <typename T, int N> struct Wgmma;
+template <> struct Wgmma<half, 64> {
+  HF_DEVICE static void run(float (&d)[32], unsigned long long a, unsigned long long b) {
+    HF_WGMMA("m64n64k16.f32.f16.f16", HF_WG_REGS32, "%32", "%33", "%34", HF_WG_F32(d, 0) : "l"(a), "l"(b), "r"(1));
+  }
+};
+template <> struct Wgmma<bfloat16, 64> {
+  HF_DEVICE static void run(float (&d)[32], unsigned long long a, unsigned long long b) {
+    HF_WGMMA("m64n64k16.f32.bf16.bf16", HF_WG_REGS32, "%32", "%33", "%34", HF_WG_F32(d, 0) : "l"(a), "l"(b), "r"(1));
+  }
+};
+template <> struct Wgmma<half, 128> {
+  HF_DEVICE static void run(float (&d)[64], unsigned long long a, unsigned long long b) {
+    HF_WGMMA("m64n128k16.f32.f16.f16", HF_WG_REGS64, "%64", "%65", "%66", HF_WG_F32(d, 0), HF_WG_F32(d, 32)
+             : "l"(a), "l"(b), "r"(1));
+  }
+};
+template <> struct Wgmma<bfloat16, 128> {
+  HF_DEVICE static void run(float (&d)[64], unsigned long long a, unsigned long long b) {
+    HF_WGMMA("m64n128k16.f32.bf16.bf16", HF_WG_REGS64, "%64", "%65", "%66", HF_WG_F32(d, 0), HF_WG_F32(d, 32)
+             : "l"(a), "l"(b), "r"(1));
+  }
+};
+template <> struct Wgmma<half, 256> {
+  HF_DEVICE static void run(float (&d)[128], unsigned long long a, unsigned long long b) {
+    HF_WGMMA("m64n256k16.f32.f16.f16", HF_WG_REGS128, "%128", "%129", "%130", HF_WG_F32(d, 0), HF_WG_F32(d, 32),
+             HF_WG_F32(d, 64), HF_WG_F32(d, 96)
+             : "l"(a), "l"(b), "r"(1));
+  }
+};
+template <> struct Wgmma<bfloat16, 256> {
+  HF_DEVICE static void run(float (&d)[128], unsigned long long a, unsigned long long b) {
+    HF_WGMMA("m64n256k16.f32.bf16.bf16", HF_WG_REGS128, "%128", "%129", "%130", HF_WG_F32(d, 0), HF_WG_F32(d, 32),
+             HF_WG_F32(d, 64), HF_WG_F32(d, 96)
+             : "l"(a), "l"(b), "r"(1));
+  }
+};
+template <typename T, int N> HF_DEVICE void wgmma_m64k16(float (&d)[N / 2], unsigned long long a, unsigned long long b) {
+  Wgmma<T, N>::run(d, a, b);
+}
+}  // namespace hf
+#else
+#define HF_HAS_WARPGROUP_MMA 0
+namespace hf {
+HF_DEVICE unsigned long long wgmma_desc_k128(unsigned) { return 0; }
+HF_DEVICE void wgmma_fence() {}
+HF_DEVICE void wgmma_commit() {}
+template <int N> HF_DEVICE void wgmma_wait() {}
+HF_DEVICE void fence_async_shared() {}
+template <int N> HF_DEVICE void fence_registers(float (&)[N]) {}
+template <typename T, int N> HF_DEVICE void wgmma_m64k16(float (&)[N / 2], unsigned long long, unsigned long long) {
+  static_assert(sizeof(T) == 0, "warpgroup MMA needs an architecture with it (sm_90a)");
+}
+}  // namespace hf
+#endif
+// ---- end of warpgroup matrix multiply -----------------------------------------------------
+
