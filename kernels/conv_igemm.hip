@@ -5,7 +5,11 @@
 // Block tile BM x BN (pixels x output channels), k-tile of KChunks 16-byte chunks per row
 // (4: 64 bytes, 32 fp16 / 16 fp32; 8: 128 bytes, 64 fp16 / 32 fp32), WarpsM x WarpsN groups
 // of 32 threads each computing a (BM/WarpsM) x (BN/WarpsN) warp tile with m16n8k16 (m16n8k8
-// for tf32) matrix instructions fed by ldmatrix.
+// for tf32) matrix instructions fed by ldmatrix. Warpgroup tiles (hfi::Warpgroup, Hopper
+// sm_90a, fp16/bf16, BK 64) instead have each warpgroup of 4 warps multiply BM / warpgroups
+// rows by all BN columns with wgmma, reading both operands straight from the swizzled shared
+// memory (the 8-chunk swizzle below is the hardware's 128-byte swizzle); the stages are then
+// 1024-byte aligned, and one k-tile's wgmmas stay in flight while the next is waited for.
 // Shared memory: Stages ring buffers, each [BM rows of A | BN rows of B] x KChunks * 16
 // bytes, the chunks of a row XOR-swizzled (4 chunks: by (row / 2) % 4; 8 chunks: by row % 8)
 // so that both the 16-byte stores of the loaders and the 8-row reads of ldmatrix are
@@ -36,7 +40,13 @@ constexpr int kWarpsM = hfi::WarpsM, kWarpsN = hfi::WarpsN;
 constexpr int kThreads = 32 * kWarpsM * kWarpsN;
 constexpr int kStages = hfi::Stages;
 constexpr int WTM = BM / kWarpsM, WTN = BN / kWarpsN;
-constexpr int MI = WTM / 16, NI = WTN / 8;
+constexpr bool kWarpgroupMma = hfi::Warpgroup;
+constexpr int kWarpgroups = kThreads / 128;
+constexpr int kWgRows = kWarpgroupMma ? BM / kWarpgroups : WTM;  // rows of A per warpgroup
+// Accumulators acc[MI][NI][4]: with mma.sync, the warp tile's MI x NI m16n8 pieces; with
+// wgmma, MI m64 x BN products per warpgroup, each NI = BN / 8 pieces of 4 per thread.
+constexpr int MI = kWarpgroupMma ? kWgRows / 64 : WTM / 16;
+constexpr int NI = kWarpgroupMma ? BN / 8 : WTN / 8;
 constexpr int KT = (kKG + BK - 1) / BK;
 constexpr int kRowBytes = kChunks * 16;
 constexpr int kStageBytes = (BM + BN) * kRowBytes;
@@ -46,9 +56,17 @@ constexpr bool kTf32 = hfi::Tf32;
 static_assert(HF_WARP_SIZE % 32 == 0, "the mma groups are 32 threads");
 static_assert(MI >= 1 && NI >= 2 && NI % 2 == 0 && WTM % 16 == 0 && WTN % 16 == 0, "warp tile");
 static_assert((BM * kChunks) % kThreads == 0 && (BN * kChunks) % kThreads == 0, "loader slots");
-static_assert(kStages >= 2 || KT == 1, "at least double buffering (one stage: K fits one k-tile)");
+static_assert(kStages >= (kWarpgroupMma ? 3 : 2) || KT == 1, "at least double buffering (one stage: K fits one k-tile)");
 static_assert(kChunks == 4 || kChunks == 8, "k-tile rows of 64 or 128 bytes");
 static_assert(kTf32 == (sizeof(T) == 4), "fp32 data runs on the matrix units only as tf32");
+static_assert(!kWarpgroupMma || HF_HAS_WARPGROUP_MMA, "warpgroup tiles need an architecture with wgmma (sm_90a)");
+static_assert(!kWarpgroupMma || (kChunks == 8 && !kTf32 && kWarpsN == 1 && kThreads % 128 == 0 &&
+                                 kWgRows % 64 == 0 && (BN == 64 || BN == 128 || BN == 256)),
+              "warpgroup tiles: fp16/bf16, BK 64, warps stacked along M, 64-row slices, N 64/128/256");
+// k-tiles in flight ahead of the one computed: mma.sync frees a stage at the next barrier;
+// with wgmma the previous k-tile's multiplies may still be reading theirs, so one fewer.
+constexpr int kLookahead = kWarpgroupMma ? kStages - 2 : kStages - 1;
+static_assert(kLookahead >= 1 || kStages == 1, "stages for the lookahead");
 
 // Epilogue staging: [BM][BN + 8] floats when the output is contiguous along channels,
 // [BN][BM + 4] when it is contiguous along pixels (both pads make the fragment writes
@@ -332,11 +350,46 @@ HF_DEVICE void compute_tile(float (&acc)[MI][NI][4], const char* stage, int warp
   }
 }
 
+// The warpgroup variant: one k-tile as BK / 16 steps of MI wgmmas, issued as one group
+// (complete after hf::wgmma_wait). A template, so that only warpgroup tiles instantiate it.
+template <int kMI, int kNI>
+HF_DEVICE void compute_tile_wgmma(float (&acc)[kMI][kNI][4], const char* stage, int warp) {
+  const unsigned a0 = hf::shared_address(stage) + static_cast<unsigned>((warp / 4) * kWgRows * kRowBytes);
+  const unsigned b0 = hf::shared_address(stage) + static_cast<unsigned>(BM * kRowBytes);
+  hf::wgmma_fence();
+#pragma unroll
+  for (int ks = 0; ks < kChunks / 2; ++ks) {
+#pragma unroll
+    for (int mi = 0; mi < kMI; ++mi) {
+      hf::wgmma_m64k16<T, kNI * 8>(reinterpret_cast<float(&)[kNI * 4]>(acc[mi]),
+                              hf::wgmma_desc_k128(a0 + static_cast<unsigned>(mi * 64 * kRowBytes + ks * 32)),
+                              hf::wgmma_desc_k128(b0 + static_cast<unsigned>(ks * 32)));
+    }
+  }
+  hf::wgmma_commit();
+}
+
+// The accumulators as the compiler must see them around asynchronous wgmmas.
+HF_DEVICE void fence_accumulators(float (&acc)[MI][NI][4]) {
+  if constexpr (kWarpgroupMma) hf::fence_registers(reinterpret_cast<float(&)[MI * NI * 4]>(acc));
+}
+
+// The first row and column of accumulator piece (mi, ni) of a warp (add lane / 4 and
+// 2 * (lane % 4) for the thread's own).
+HF_DEVICE int acc_row(int warp, int mi) {
+  if constexpr (kWarpgroupMma) return (warp / 4) * kWgRows + mi * 64 + (warp % 4) * 16;
+  return (warp / kWarpsN) * WTM + mi * 16;
+}
+HF_DEVICE int acc_col(int warp, int ni) {
+  if constexpr (kWarpgroupMma) return ni * 8;
+  return (warp % kWarpsN) * WTN + ni * 8;
+}
+
 // 1-D grid: tile = (m tile) * NT + (n tile), so consecutive blocks share an A tile.
 constexpr int NT = (kNg + BN - 1) / BN;
 constexpr I kTiles = (kM + BM - 1) / BM * NT;
 
-// Points the loaders at `tile` and puts its first Stages - 1 k-tiles in flight (one
+// Points the loaders at `tile` and puts its first kLookahead k-tiles in flight (one
 // commit group each; with one stage the whole K, deposited, one group).
 template <class A, class B>
 HF_DEVICE void start_tile(A& a_load, B& b_load, I tile, int group, int tid, const T* HF_RESTRICT x,
@@ -351,7 +404,7 @@ HF_DEVICE void start_tile(A& a_load, B& b_load, I tile, int group, int tid, cons
     hf::cp_async_commit();
   } else {
 #pragma unroll
-    for (int s = 0; s < kStages - 1; ++s) {
+    for (int s = 0; s < kLookahead; ++s) {
       if (s < KT) {
         a_load.fetch(x, s, smem + s * kStageBytes, chain);
         b_load.fetch(w, s, smem + s * kStageBytes, chain);
@@ -388,31 +441,55 @@ HF_DEVICE void conv_tile(const hf::ConvArgs& args, char* smem, A& a_load, B& b_l
 #pragma unroll
       for (int e = 0; e < 4; ++e) acc[mi][ni][e] = 0.0f;
 
+  // One k-tile on the matrix units (wgmma: issued, still in flight on return).
+  auto compute = [&](const char* stage) {
+    if constexpr (kWarpgroupMma) {
+      compute_tile_wgmma(acc, stage, warp);
+    } else {
+      compute_tile(acc, stage, warp_m, warp_n, lane);
+    }
+  };
+  fence_accumulators(acc);
   if constexpr (kStages == 1) {
     // GEMM K fits one k-tile (the host gives such plans one stage): wait, compute.
     hf::cp_async_wait<0>();
+    if constexpr (kWarpgroupMma) hf::fence_async_shared();
     __syncthreads();
-    compute_tile(acc, smem, warp_m, warp_n, lane);
+    compute(smem);
   } else {
-    // Main loop: wait for tile kt, start tile kt + Stages - 1 into the buffer freed by tile
-    // kt - 1 (every thread is past computing it: the barrier), compute tile kt; gathered
-    // tiles are written to shared memory after the compute, hiding their load latency.
+    // Main loop: wait for tile kt, start tile kt + kLookahead into the buffer freed by tile
+    // kt - 1 (mma.sync: every thread is past computing it: the barrier) or kt - 2 (wgmma:
+    // every warpgroup has waited for it), compute tile kt; gathered tiles are written to
+    // shared memory after the compute, hiding their load latency.
     for (int kt = 0; kt < KT; ++kt) {
-      hf::cp_async_wait<(kStages > 1 ? kStages - 2 : 0)>();
+      hf::cp_async_wait<(kLookahead > 1 ? kLookahead - 1 : 0)>();
+      if constexpr (kWarpgroupMma) hf::fence_async_shared();  // cp.async and deposits -> wgmma
       __syncthreads();
-      const int next = kt + kStages - 1;
+      const int next = kt + kLookahead;
       char* next_stage = smem + (next % kStages) * kStageBytes;
+      const char* stage = smem + (kt % kStages) * kStageBytes;
+      // wgmma first: the multiplies run while the loads are issued (their address arithmetic
+      // is most of a k-tile's instructions); mma.sync computes synchronously, after them.
+      if constexpr (kWarpgroupMma) compute(stage);
       if (next < KT) {
         a_load.fetch(x, next, next_stage, args.chain);
         b_load.fetch(w, next, next_stage, args.chain);
       }
       hf::cp_async_commit();
-      compute_tile(acc, smem + (kt % kStages) * kStageBytes, warp_m, warp_n, lane);
+      if constexpr (!kWarpgroupMma) compute(stage);
       if (next < KT) {
         a_load.deposit(next_stage);
         b_load.deposit(next_stage);
       }
+      if constexpr (kWarpgroupMma) {
+        hf::wgmma_wait<1>();  // tile kt - 1's multiplies are done: its stage is free at the next barrier
+        fence_accumulators(acc);
+      }
     }
+  }
+  if constexpr (kWarpgroupMma) {
+    hf::wgmma_wait<0>();
+    fence_accumulators(acc);
   }
   hf::cp_async_wait<0>();
   __syncthreads();
@@ -428,8 +505,8 @@ HF_DEVICE void conv_tile(const hf::ConvArgs& args, char* smem, A& a_load, B& b_l
     for (int mi = 0; mi < MI; ++mi) {
 #pragma unroll
       for (int ni = 0; ni < NI; ++ni) {
-        const int row = warp_m * WTM + mi * 16 + g;
-        const int col = warp_n * WTN + ni * 8 + 2 * t;
+        const int row = acc_row(warp, mi) + g;
+        const int col = acc_col(warp, ni) + 2 * t;
         if constexpr (kAlongK) {
           *reinterpret_cast<float2*>(stage + row * kStageLd + col) = make_float2(acc[mi][ni][0], acc[mi][ni][1]);
           *reinterpret_cast<float2*>(stage + (row + 8) * kStageLd + col) =
@@ -522,6 +599,8 @@ HF_KERNEL void __launch_bounds__(igemm::kThreads, hfi::MinBlocks) hf_conv_igemm(
   using namespace igemm;
   extern __shared__ uint4 smem_words[];  // 16-byte aligned
   char* smem = reinterpret_cast<char*>(smem_words);
+  // wgmma's swizzled operands: 1024-byte aligned stages (the host adds the 1 KB of slack).
+  if constexpr (kWarpgroupMma) smem += (1024u - (hf::shared_address(smem) & 1023u)) & 1023u;
   const int tid = static_cast<int>(threadIdx.x);
   const int group = static_cast<int>(blockIdx.y);
   ALoader<hfi::AMode> a_load;

@@ -225,11 +225,13 @@ igemm::Config ConvImplicitGemmSolver::config_for(const FusionPlan& plan, const T
   auto p = problem_of(plan, &why);
   if (!p) fail(Status::unsupported_op, why);
   const PlanParts parts = split_at_convolution(plan);
-  igemm::Config c = igemm::choose_config(*p, multiprocessors_of(target), force_tile);
+  const bool warpgroup = igemm::has_warpgroup_mma(target.arch);
+  igemm::Config c = igemm::choose_config(*p, multiprocessors_of(target), force_tile, warpgroup);
   const std::size_t limit = max_dynamic_shared(target);
   if (static_cast<std::size_t>(c.shared_bytes) > limit) {
     // A device with less shared memory than the tile wants: the smallest tile always fits.
-    c = igemm::choose_config(*p, multiprocessors_of(target), c.kernel == igemm::Kernel::matrix ? "64x64" : "simt64x64");
+    c = igemm::choose_config(*p, multiprocessors_of(target), c.kernel == igemm::Kernel::matrix ? "64x64" : "simt64x64",
+                             warpgroup);
   }
   c.index64 = offset_type_of(parts.conv->input, conv_of(parts).weights, parts.conv->output) != "int";
   return c;
@@ -240,10 +242,12 @@ rt::KernelRequest ConvImplicitGemmSolver::request_for(const FusionPlan& plan, co
   auto p = problem_of(plan, &why);
   if (!p) fail(Status::unsupported_op, why);
   const PlanParts parts = split_at_convolution(plan);
-  return {config.source(),
-          config.entry(),
-          {plan_header(plan, parts, config), {"hf_igemm.h", igemm::generate_header(*p, config)}},
-          {}};
+  rt::KernelRequest r{config.source(),
+                      config.entry(),
+                      {plan_header(plan, parts, config), {"hf_igemm.h", igemm::generate_header(*p, config)}},
+                      {}};
+  r.arch_specific = config.tile.warpgroup;
+  return r;
 }
 
 rt::KernelRequest ConvImplicitGemmSolver::pack_request_for(const FusionPlan& plan, const igemm::Config& config,
@@ -251,6 +255,7 @@ rt::KernelRequest ConvImplicitGemmSolver::pack_request_for(const FusionPlan& pla
   rt::KernelRequest r = request_for(plan, config);
   r.source = "conv_igemm_pack.hip";
   r.entry = input ? "hf_igemm_pack_input" : "hf_igemm_pack_weights";
+  r.arch_specific = false;  // plain copies
   return r;
 }
 

@@ -25,6 +25,7 @@ struct Candidate {
   double efficiency;  // relative throughput of the tile's inner loop (operand reuse per byte of shared memory)
   int k_chunks = 4;   // matrix kernel: 16-byte chunks per k-tile row (4: BK 32 fp16, 8: BK 64 fp16)
   bool persistent = false;  // matrix kernel: min_blocks blocks per SM loop over the output tiles
+  bool warpgroup = false;   // matrix kernel: wgmma (sm_90a), warps stacked along M in warpgroups of 4
 };
 
 // Matrix-unit tiles: a 64x64 warp tile reads 32 FLOP per byte of shared memory (ldmatrix),
@@ -77,6 +78,37 @@ constexpr Promotion kPromote[] = {
     {"256x64", "128x64k64"},
     {"128x64", "128x64k64"},
 };
+// Warpgroup tiles (Hopper wgmma, fp16/bf16, BK 64): each warpgroup of 4 warps multiplies its
+// BM / warpgroups rows by all BN columns straight from shared memory (no ldmatrix, no
+// per-warp fragments), so operand reuse is that of the whole 64 x BN product; one k-tile's
+// multiplies stay in flight behind the next one's wait, so a stage more than mma.sync's
+// (stages - 2 k-tiles are loading while one is multiplied). One-block-per-SM tiles take
+// 192 KB of stages: their loads (from L2, ~1 us away) need 4 (2 for the 48 KB stages) k-tiles
+// in flight, and no second block could use the rest. Efficiency (relative throughput, for
+// estimate_waves): the H200 sweep (docs/PERF_NOTES.md v6) ranks 128x256 > 256x128 >
+// 128x128 > 128x64 > 64x128 at equal waves.
+constexpr Candidate kWarpgroupTiles[] = {
+    // 2 warpgroups of 64x128 (64 accumulators a thread), 6 stages of 32 KB: 1 block per SM.
+    {"wg128x128", Kernel::matrix, 128, 128, 8, 1, 6, 1, 2.0, 8, false, true},
+    // 1 warpgroup of 2 x 64x64, 4 stages of 24 KB: 2 blocks per SM.
+    {"wg128x64", Kernel::matrix, 128, 64, 4, 1, 4, 2, 1.8, 8, false, true},
+    // 1 warpgroup of 64x128, 4 stages of 24 KB: 2 blocks per SM.
+    {"wg64x128", Kernel::matrix, 64, 128, 4, 1, 4, 2, 1.7, 8, false, true},
+    // 2 warpgroups of 64x256 (128 accumulators), 4 stages of 48 KB: 1 block per SM.
+    {"wg128x256", Kernel::matrix, 128, 256, 8, 1, 4, 1, 2.2, 8, false, true},
+    // 2 warpgroups of 2 x 64x128 (128 accumulators), 4 stages of 48 KB: 1 block per SM.
+    {"wg256x128", Kernel::matrix, 256, 128, 8, 1, 4, 1, 2.1, 8, false, true},
+};
+// wgmma pays where each row of A meets at least this many output channels: with 64, every A
+// element (re-read from L2 R*S times by the implicit GEMM) feeds only 64 multiply-adds and
+// the L2-to-shared-memory traffic, not the multiplies, bounds the time (H200 sweep v6, fp16
+// 3x3 64->64 56x56 NHWC: 128x64k64 60.1 us, wg128x64 63.2).
+constexpr std::int64_t kWarpgroupMinN = 128;
+// ... and where the layer is not memory-bound: below this many FLOPs per byte of least
+// traffic (the card's bf16 balance is ~186), 1x1 layers such as 256->128 56x56 (85) or
+// 512->128 28x28 (102) are bound by memory on either instruction set, and the mma.sync
+// tiles' 2-3 resident blocks per SM keep more loads in flight than a 1-block wgmma tile.
+constexpr double kWarpgroupMinIntensity = 128.0;
 // SIMT tiles (8x8 outputs per thread): smaller blocks only for grids that would not fill the GPU.
 constexpr Candidate kSimtTiles[] = {
     {"simt128x64", Kernel::simt, 128, 64, 0, 0, 2, 2, 1.0},      // H200 sweep: 202.7 us
@@ -119,10 +151,17 @@ int sm_version(const std::string& arch) {
   return v;
 }
 
+// Blocks of a tile resident on one multiprocessor: its register cap, or fewer where shared
+// memory allows fewer (228 KB per SM, 1 KB of it reserved per block).
+int resident_blocks(const Candidate& c, const Config& cfg) {
+  const int by_smem = std::max(1, kSharedPerSm / (cfg.shared_bytes + kSharedReservedPerBlock));
+  return std::min(c.min_blocks, by_smem);
+}
+
 Config make_config(const Problem& p, const Candidate& c, int sms) {
   Config cfg;
   cfg.kernel = c.kernel;
-  cfg.tile = {c.bm, c.bn, c.warps_m, c.warps_n, c.stages, c.min_blocks, c.k_chunks, c.persistent};
+  cfg.tile = {c.bm, c.bn, c.warps_m, c.warps_n, c.stages, c.min_blocks, c.k_chunks, c.persistent, c.warpgroup};
   const bool matrix = c.kernel == Kernel::matrix;
   if (matrix) {
     // More stages than k-tiles + 1 only take shared memory (and resident blocks): with
@@ -130,7 +169,8 @@ Config make_config(const Problem& p, const Candidate& c, int sms) {
     // needs a single stage (the kernel then loads, waits and computes).
     const std::int64_t bk = c.k_chunks * 16 / static_cast<std::int64_t>(p.elem_bytes());
     const std::int64_t ktiles = ceil_div(p.gemm_k(), bk);
-    cfg.tile.stages = ktiles <= 1 ? 1 : static_cast<int>(std::min<std::int64_t>(c.stages, ktiles + 1));
+    const std::int64_t useful = ktiles + (c.warpgroup ? 2 : 1);  // wgmma keeps one stage more in use
+    cfg.tile.stages = ktiles <= 1 ? 1 : static_cast<int>(std::min<std::int64_t>(c.stages, useful));
   }
   const int vec = matrix ? static_cast<int>(16 / p.elem_bytes()) : 4;
   const std::int64_t cg = p.c / p.groups, ng = p.k / p.groups;
@@ -181,6 +221,7 @@ Config make_config(const Problem& p, const Candidate& c, int sms) {
     const int pipe = cfg.tile.stages * (c.bm + c.bn) * 16 * c.k_chunks;
     const int epi = cfg.out_along_k ? c.bm * (c.bn + 8) * 4 : c.bn * (c.bm + 4) * 4;
     cfg.shared_bytes = c.persistent ? pipe + epi : std::max(pipe, epi);
+    if (c.warpgroup) cfg.shared_bytes += 1024;  // slack to align the stages to 1024 bytes (wgmma swizzle)
   } else {
     cfg.shared_bytes = 0;  // static: 2 x 8 x (BM + 4 + BN + 4) floats
   }
@@ -189,8 +230,7 @@ Config make_config(const Problem& p, const Candidate& c, int sms) {
   // fewer: 228 KB per SM, 1 KB of it reserved per block), shared among the groups. A block
   // that is not resident at the start would run its whole share after the others.
   if (matrix && c.persistent) {
-    const int by_smem = std::max(1, kSharedPerSm / (cfg.shared_bytes + kSharedReservedPerBlock));
-    const std::int64_t resident = std::int64_t{sms} * std::min(c.min_blocks, by_smem);
+    const std::int64_t resident = std::int64_t{sms} * resident_blocks(c, cfg);
     cfg.grid_x = std::min(cfg.grid_x, std::max<std::int64_t>(1, resident / p.groups));
   }
   cfg.grid_y = p.groups;
@@ -210,6 +250,40 @@ double estimate(const Problem& p, const Candidate& c, int sms) {
   return static_cast<double>(per_sm) * k * (c.bm * c.bn / c.efficiency + (gathered ? kGatherCost * c.bm : 0.0));
 }
 
+// Estimated time of a tile counted in whole waves: the waves of `resident` blocks per SM, each
+// taking `resident` tiles' work on one multiprocessor. Big tiles lose where they leave SMs
+// idle (3x3 512->512 7x7: 128x256 makes 50 blocks for 132 SMs).
+double estimate_waves(const Problem& p, const Candidate& c, int sms) {
+  const Config cfg = make_config(p, c, sms);
+  const int resident = resident_blocks(c, cfg);
+  const std::int64_t tiles = ceil_div(p.gemm_m(), c.bm) * ceil_div(p.gemm_n(), c.bn) * p.groups;
+  const std::int64_t waves = ceil_div(tiles, std::int64_t{sms} * resident);
+  const int bk = static_cast<int>(16 * c.k_chunks / p.elem_bytes());
+  const double k = static_cast<double>(ceil_div(p.gemm_k(), bk) * bk);
+  const bool gathered = cfg.a_loader == Loader::gather;
+  return static_cast<double>(waves * resident) * k * (c.bm * c.bn / c.efficiency + (gathered ? kGatherCost * c.bm : 0.0));
+}
+
+// The wgmma tile of least estimate_waves; the 128-accumulator ones are left out under a heavy
+// register-staged A loader (a prologue, or per-element decodes), as for mma.sync below, and
+// with both at once none is taken (nullptr: mma.sync's 64x64 then).
+const Candidate* cheapest_warpgroup_tile(const Problem& p, int sms) {
+  const bool odd_c = (p.c / p.groups) % static_cast<int>(16 / p.elem_bytes()) != 0;
+  if (p.has_prologue && odd_c) return nullptr;
+  const Candidate* best = nullptr;
+  double best_cost = 0;
+  for (const auto& c : kWarpgroupTiles) {
+    const bool heavy_gather = make_config(p, c, sms).a_loader != Loader::async16 && (p.has_prologue || odd_c);
+    if (heavy_gather && c.bm * c.bn > 128 * 128) continue;
+    const double cost = estimate_waves(p, c, sms);
+    if (best == nullptr || cost < best_cost * 0.999) {
+      best = &c;
+      best_cost = cost;
+    }
+  }
+  return best;
+}
+
 }  // namespace
 
 std::array<std::int64_t, 4> nchw_strides(int n, int c, int h, int w) {
@@ -219,13 +293,16 @@ std::array<std::int64_t, 4> nchw_strides(int n, int c, int h, int w) {
 
 namespace {
 
-// The first matrix tile (BK 32 ones, then BK 64) for which `pred` holds, or nullptr.
+// The first matrix tile (BK 32 ones, then BK 64, then warpgroup) for which `pred` holds, or nullptr.
 template <class Pred>
 const Candidate* first_matrix_tile(Pred pred) {
   for (const auto& c : kMatrixTiles) {
     if (pred(c)) return &c;
   }
   for (const auto& c : kK64Tiles) {
+    if (pred(c)) return &c;
+  }
+  for (const auto& c : kWarpgroupTiles) {
     if (pred(c)) return &c;
   }
   return nullptr;
@@ -241,7 +318,7 @@ std::array<std::int64_t, 4> nhwc_strides(int n, int c, int h, int w) {
 const char* Tile::name() const {
   const Candidate* matrix = first_matrix_tile([this](const Candidate& c) {
     return c.bm == bm && c.bn == bn && c.warps_m == warps_m && c.warps_n == warps_n && c.k_chunks == k_chunks &&
-           c.persistent == persistent && warps_m > 0;
+           c.persistent == persistent && c.warpgroup == warpgroup && warps_m > 0;
   });
   if (matrix != nullptr) return matrix->name;
   for (const auto& c : kSimtTiles) {
@@ -257,6 +334,7 @@ std::string Config::describe() const {
     s += " w" + std::to_string(tile.warps_m) + "x" + std::to_string(tile.warps_n) + " s" + std::to_string(tile.stages);
     if (tile.k_chunks != 4) s += " k" + std::to_string(tile.k_chunks * 16) + "B";
     if (tile.persistent) s += " persistent";
+    if (tile.warpgroup) s += " wgmma";
   }
   const char* la = a_loader == Loader::async16 ? "vec" : "gather";
   const char* lb = b_loader == Loader::async16 ? "vec" : "gather";
@@ -265,6 +343,8 @@ std::string Config::describe() const {
   if (index64) s += " i64";
   return s;
 }
+
+bool has_warpgroup_mma(const std::string& arch) { return sm_version(arch) == 90; }
 
 std::string why_not(const Problem& p, const std::string& arch) {
   if (p.groups < 1 || p.c % p.groups != 0 || p.k % p.groups != 0) return "channels do not divide into the groups";
@@ -293,23 +373,24 @@ std::string why_not(const Problem& p, const std::string& arch) {
 
 namespace {
 
-// The tile called `name` among the matrix tiles (BK 32 and BK 64) or the SIMT tiles; nullptr
-// when there is none.
-const Candidate* find_tile(const std::string& name, bool matrix) {
+// The tile called `name` among the matrix tiles (BK 32, BK 64, and the warpgroup ones where
+// `warpgroup` allows them) or the SIMT tiles; nullptr when there is none.
+const Candidate* find_tile(const std::string& name, bool matrix, bool warpgroup = false) {
   if (!matrix) {
     for (const auto& c : kSimtTiles) {
       if (name == c.name) return &c;
     }
     return nullptr;
   }
-  return first_matrix_tile([&name](const Candidate& c) { return name == c.name; });
+  return first_matrix_tile([&](const Candidate& c) { return name == c.name && (warpgroup || !c.warpgroup); });
 }
 
 }  // namespace
 
-Config choose_config(const Problem& p, int sms, const std::string& force_tile) {
+Config choose_config(const Problem& p, int sms, const std::string& force_tile, bool warpgroup_mma) {
   if (sms <= 0) sms = kDefaultMultiprocessors;
   const bool matrix = uses_matrix_units(p);
+  const bool warpgroup = warpgroup_mma && p.elem != Elem::f32;  // wgmma tiles: fp16 / bf16
   std::vector<const Candidate*> pool;
   if (matrix) {
     for (const auto& c : kMatrixTiles) pool.push_back(&c);
@@ -326,7 +407,13 @@ Config choose_config(const Problem& p, int sms, const std::string& force_tile) {
       best = find_tile(kMemoryBoundTileAsync, true);
     }
   }
-  if (!force_tile.empty()) best = find_tile(force_tile, matrix);
+  if (!force_tile.empty()) best = find_tile(force_tile, matrix, warpgroup);
+  // Hopper, fp16/bf16, compute-bound (kWarpgroupMinIntensity) and wide enough (kWarpgroupMinN):
+  // the wgmma tile with the least estimated time over whole waves.
+  if (best == nullptr && force_tile.empty() && warpgroup && p.gemm_n() >= kWarpgroupMinN &&
+      p.flops() >= kWarpgroupMinIntensity * p.min_bytes()) {
+    best = cheapest_warpgroup_tile(p, sms);
+  }
   if (best == nullptr) {
     double best_cost = 0;
     for (const Candidate* c : pool) {
@@ -371,6 +458,7 @@ std::string generate_header(const Problem& p, const Config& c) {
        ", Stages = " + std::to_string(c.tile.stages) + ", MinBlocks = " + std::to_string(c.tile.min_blocks) + ";\n";
   s += "constexpr int KChunks = " + std::to_string(c.tile.k_chunks) + ";  // 16-byte chunks per k-tile row\n";
   s += "constexpr bool Persistent = " + b(c.tile.persistent) + ";  // blocks loop over the output tiles\n";
+  s += "constexpr bool Warpgroup = " + b(c.tile.warpgroup) + ";  // wgmma main loop (sm_90a)\n";
   s += "constexpr int AMode = " + std::to_string(static_cast<int>(c.a_loader)) +
        ", BMode = " + std::to_string(static_cast<int>(c.b_loader)) + ";  // 0: 16-byte vectors, 1: gathered\n";
   s += "constexpr bool OutAlongK = " + b(c.out_along_k) + ";\n";

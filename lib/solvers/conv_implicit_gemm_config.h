@@ -31,6 +31,12 @@ struct Problem {
   std::int64_t gemm_n() const { return k / groups; }
   std::int64_t gemm_k() const { return static_cast<std::int64_t>(c / groups) * r * s; }
   double flops() const { return 2.0 * static_cast<double>(gemm_m()) * k * static_cast<double>(gemm_k()); }
+  // The least device-memory traffic: x, the weights and y, each once.
+  double min_bytes() const {
+    const double elems = static_cast<double>(n) * c * h * w + static_cast<double>(k) * (c / groups) * r * s +
+                         static_cast<double>(n) * k * p * q;
+    return elems * static_cast<double>(elem_bytes());
+  }
 };
 
 // Packed strides for the two layouts (helpers for tests and benchmarks).
@@ -47,6 +53,7 @@ struct Tile {
   int min_blocks = 1;            // __launch_bounds__ minimum resident blocks (register cap)
   int k_chunks = 4;              // matrix kernel: 16-byte chunks per k-tile row (BK = 16 * k_chunks bytes)
   bool persistent = false;       // matrix kernel: blocks loop over output tiles, prefetching the next
+  bool warpgroup = false;        // matrix kernel: Hopper warpgroup MMA (wgmma) instead of mma.sync
   const char* name() const;
 };
 
@@ -74,6 +81,10 @@ struct Config {
   std::string describe() const;  // "matrix 128x128 w2x2 s4 A:async16 B:async16 out:k8"
 };
 
+// Whether an architecture has the warpgroup matrix instructions (wgmma: sm_90, compiled for
+// its architecture-specific target sm_90a).
+bool has_warpgroup_mma(const std::string& arch);
+
 // Empty when the implicit GEMM can run the problem, else the reason (for the solver's
 // Applicability). `arch` is the target ("sm_90", "gfx90a", ...).
 std::string why_not(const Problem& problem, const std::string& arch);
@@ -81,9 +92,11 @@ std::string why_not(const Problem& problem, const std::string& arch);
 // The kernel and tile for a problem: a fixed shape heuristic (no autotuning). `sms` is the
 // multiprocessor count (0: assume 132). `force_tile` (tests, benchmarks) picks a named
 // matrix tile: "128x128", "128x128w8", "256x64", "128x64", "64x64", "128x32", the BK = 64 ones
-// "128x128k64", "128x128w8k64", "256x64k64", "128x64k64", "128x64w8k64", the persistent "128x64k64p", or a SIMT one:
-// "simt128x128", "simt128x64", "simt64x64".
-Config choose_config(const Problem& problem, int sms, const std::string& force_tile = {});
+// "128x128k64", "128x128w8k64", "256x64k64", "128x64k64", "128x64w8k64", the persistent "128x64k64p", the
+// warpgroup ones "wg128x128", "wg128x64", "wg64x128", "wg128x256", "wg256x128" (fp16/bf16, only where
+// `warpgroup_mma`: a forced one elsewhere falls back to the heuristic), or a SIMT one: "simt128x128",
+// "simt128x64", "simt64x64". `warpgroup_mma`: the target has wgmma (has_warpgroup_mma).
+Config choose_config(const Problem& problem, int sms, const std::string& force_tile = {}, bool warpgroup_mma = false);
 
 // The generated header hf_igemm.h (namespace hfi): dtype, geometry, strides, tile, loaders,
 // output vectors, index type.

@@ -278,11 +278,12 @@ TEST_CASE("igemm: every tile, on edges (M, N and K not multiples of the tile)") 
   }
 }
 
-// The BK = 64 tiles (128-byte k-tile rows, 8-chunk swizzle, double-buffered fragments, stages
-// cut to the k-tiles; the persistent one walks several output tiles per block) on small odd problems: partial k-tiles, M and N edges, GEMM K below one
-// k-tile, per-element gathers and a prologue; fp16 / bf16 x NHWC / NCHW, and tf32 on two.
-TEST_CASE("igemm: BK 64 tiles on edges, fp16/bf16 x NHWC/NCHW") {
-  const char* tiles[] = {"128x128k64", "128x128w8k64", "256x64k64", "128x64k64", "128x64w8k64", "128x64k64p"};
+namespace {
+
+// Forced tiles on small odd problems: partial k-tiles, M and N edges, GEMM K below one
+// k-tile, per-element gathers and a prologue, groups with stride; fp16 / bf16 x NHWC / NCHW
+// (and tf32 on every other combination where `with_tf32`).
+void run_tiles_on_edges(const std::vector<const char*>& tiles, bool with_tf32, std::uint64_t seed) {
   struct Case {
     Shape shape;
     Epi epi;
@@ -302,11 +303,10 @@ TEST_CASE("igemm: BK 64 tiles on edges, fp16/bf16 x NHWC/NCHW") {
     std::uint64_t seed;
   };
   std::vector<Job> jobs;
-  std::uint64_t seed = 700;
   std::size_t rotate = 0;
   for (const char* tile : tiles) {
     for (const Variant& v : kVariants) {
-      if (v.type == DataType::float32 && !v.tf32) continue;
+      if (v.type == DataType::float32 && !(v.tf32 && with_tf32)) continue;
       for (Lay lay : kAllLayouts) {
         if (v.tf32 && rotate % 2 == 1) {  // tf32: every other combination, to keep the compiles few
           ++rotate;
@@ -337,6 +337,24 @@ TEST_CASE("igemm: BK 64 tiles on edges, fp16/bf16 x NHWC/NCHW") {
     HF_REQUIRE_HIP(hipDeviceSynchronize());
     runs[i]->check(jobs[i].tf32);
   }
+}
+
+}  // namespace
+
+// The BK = 64 tiles (128-byte k-tile rows, 8-chunk swizzle, double-buffered fragments, stages
+// cut to the k-tiles; the persistent one walks several output tiles per block).
+TEST_CASE("igemm: BK 64 tiles on edges, fp16/bf16 x NHWC/NCHW") {
+  run_tiles_on_edges({"128x128k64", "128x128w8k64", "256x64k64", "128x64k64", "128x64w8k64", "128x64k64p"}, true, 700);
+}
+
+// The warpgroup tiles (wgmma from the swizzled shared memory, one k-tile in flight, 1 or 2
+// warpgroups, N of 64, 128 and 256), on Hopper only.
+TEST_CASE("igemm: warpgroup (wgmma) tiles on edges, fp16/bf16 x NHWC/NCHW") {
+  if (!igemm::has_warpgroup_mma(device_target().arch)) {
+    MESSAGE("no wgmma on " << device_target().arch << ": skipped");
+    return;
+  }
+  run_tiles_on_edges({"wg128x128", "wg128x64", "wg64x128", "wg128x256", "wg256x128"}, false, 900);
 }
 
 namespace {
@@ -421,15 +439,31 @@ TEST_CASE("igemm: timing of the reference layers (batch 64, conv+bias+relu)") {
   }
 }
 
-// Not part of the regular suite ("*" skips it): times every tile on the reference layers,
-// the data behind the heuristic (docs/PERF_NOTES.md). Run with -tc="igemm: tile sweep*".
+namespace {
+
+// More ResNet-50 layers for the sweep (cuDNN column: its fused call in the 2026-11-30 harness run).
+const Layer kSweepExtra[] = {
+    {"3x3 128->128 28x28", DataType::half, {64, 128, 28, 28, 128, 3, 3, 1, 1}, 83.5},
+    {"3x3 128->128 56 s2", DataType::half, {64, 128, 56, 56, 128, 3, 3, 1, 2}, 56.4},
+    {"3x3 512->512 7x7", DataType::half, {64, 512, 7, 7, 512, 3, 3, 1, 1}, 55.8},
+    {"1x1 1024->256 14x14", DataType::half, {64, 1024, 14, 14, 256, 1, 1, 0, 1}, 33.4},
+    {"1x1 2048->512 7x7", DataType::half, {64, 2048, 7, 7, 512, 1, 1, 0, 1}, 42.3},
+};
+
+}  // namespace
+
+// Not part of the regular suite ("*" skips it): times every tile on the reference layers and
+// a few more, the data behind the heuristic (docs/PERF_NOTES.md). Run with -tc="igemm: tile sweep*".
 TEST_CASE("igemm: tile sweep on the reference layers" * doctest::skip()) {
   print_header();
   const std::vector<std::string> matrix = {"128x128",    "128x128w8",    "256x64",    "128x64",    "64x64",
                                            "128x128k64", "128x128w8k64", "256x64k64", "128x64k64", "128x64w8k64",
-                                           "128x64k64p"};
+                                           "128x64k64p", "wg128x128",    "wg128x64",  "wg64x128",  "wg128x256",
+                                           "wg256x128"};
   const std::vector<std::string> simt = {"simt128x128", "simt128x64", "simt64x64"};
-  for (const Layer& l : kLayers) {
+  std::vector<Layer> layers(std::begin(kLayers), std::end(kLayers));
+  layers.insert(layers.end(), std::begin(kSweepExtra), std::end(kSweepExtra));
+  for (const Layer& l : layers) {
     for (Lay lay : {Lay::nhwc, Lay::nchw}) {
       IgemmRun run(l.type, lay, l.shape, Epi::bias_relu, false, 600);
       const auto& tiles = l.type == DataType::float32 ? simt : matrix;

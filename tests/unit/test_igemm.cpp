@@ -87,6 +87,13 @@ Target sm90() {
   return t;
 }
 
+// sm_90's multiprocessors without wgmma, so that only the instruction set differs.
+Target sm80() {
+  Target t = sm90();
+  t.arch = "sm_80";
+  return t;
+}
+
 const ConvImplicitGemmSolver solver;
 
 }  // namespace
@@ -171,12 +178,15 @@ TEST_CASE("igemm: the tile heuristic on the reference layers") {
     int c, hw, k, r;
     const char* nhwc_tile;
     const char* nchw_tile;  // 256x64 only with vector A loads (registers)
+    const char* sm80_tile;  // without wgmma (both layouts, where it differs from sm_90's)
   } layers[] = {
       // memory-bound: stores overlapping the next tile's loads (cp.async A), else most resident blocks
-      {DataType::half, 64, 56, 256, 1, "128x64k64p", "128x64"},
-      {DataType::half, 64, 56, 64, 3, "128x64k64", "128x64k64"},  // NCHW: x re-laid out first, then as NHWC
-      {DataType::half, 256, 14, 256, 3, "128x64k64", "128x64k64"},
-      {DataType::float32, 64, 56, 256, 1, "simt128x64", "simt128x64"},
+      {DataType::half, 64, 56, 256, 1, "128x64k64p", "128x64", nullptr},
+      // compute-bound: mma.sync for 64 output channels, wgmma on sm_90 from 128 on; NCHW: x
+      // re-laid out first, then as NHWC
+      {DataType::half, 64, 56, 64, 3, "128x64k64", "128x64k64", "128x64k64"},
+      {DataType::half, 256, 14, 256, 3, "wg128x256", "wg128x256", "128x64k64"},
+      {DataType::float32, 64, 56, 256, 1, "simt128x64", "simt128x64", nullptr},
   };
   for (const Layer& l : layers) {
     for (Layout layout : {Layout::nhwc, Layout::nchw}) {
@@ -184,6 +194,9 @@ TEST_CASE("igemm: the tile heuristic on the reference layers") {
       const igemm::Config c = ConvImplicitGemmSolver::config_for(*plan, sm90());
       CAPTURE(c.describe());
       CHECK(std::string(c.tile.name()) == (layout == Layout::nhwc ? l.nhwc_tile : l.nchw_tile));
+      if (l.sm80_tile != nullptr) {
+        CHECK(std::string(ConvImplicitGemmSolver::config_for(*plan, sm80()).tile.name()) == l.sm80_tile);
+      }
       if (layout == Layout::nhwc) {
         CHECK(c.a_loader == igemm::Loader::async16);
         CHECK(c.b_loader == igemm::Loader::async16);
@@ -239,6 +252,9 @@ TEST_CASE("igemm: every tile x data type x layout compiles for sm_90 with hipRTC
       {DataType::bfloat16, false, {"128x128k64", "128x128w8k64", "256x64k64", "128x64k64", "128x64w8k64", "128x64k64p"}},
       {DataType::float32, true, {"128x128k64", "128x64k64p"}},
       {DataType::float32, false, {"simt128x128", "simt128x64", "simt64x64"}},
+      // wgmma, compiled for sm_90a
+      {DataType::half, false, {"wg128x128", "wg128x64", "wg64x128", "wg128x256", "wg256x128"}},
+      {DataType::bfloat16, false, {"wg128x128", "wg128x64", "wg64x128", "wg128x256", "wg256x128"}},
   };
   int compiled = 0;
   for (const Variant& v : variants) {
@@ -313,9 +329,10 @@ TEST_CASE("igemm: BK 64 tiles: shared memory, stages cut to the k-tiles, sweep-o
     const igemm::Config c1 = ConvImplicitGemmSolver::config_for(*make_plan(one), sm90(), e.tile);
     CHECK(c1.tile.stages == 1);
     CHECK(c1.shared_bytes == std::max((c1.tile.bm + c1.tile.bn) * 128, c1.tile.bm * (c1.tile.bn + 8) * 4));
-    // The automatic choice takes BK 64 where the H200 sweep measured it faster (kPromote and the
-    // memory-bound tile in conv_implicit_gemm_config.cpp).
-    CHECK(std::string(ConvImplicitGemmSolver::config_for(*make_plan(cc), sm90()).tile.name()) == "128x64k64");
+    // Without wgmma, the automatic choice takes BK 64 where the H200 sweep measured it faster
+    // (kPromote and the memory-bound tile in conv_implicit_gemm_config.cpp).
+    CHECK(std::string(ConvImplicitGemmSolver::config_for(*make_plan(cc), sm80()).tile.name()) == "128x64k64");
+    CHECK(std::string(ConvImplicitGemmSolver::config_for(*make_plan(one), sm80()).tile.name()) == "128x64k64p");
     CHECK(std::string(ConvImplicitGemmSolver::config_for(*make_plan(one), sm90()).tile.name()) == "128x64k64p");
   }
   SUBCASE("the persistent tile: staging apart from the pipeline, about the resident blocks") {
@@ -366,7 +383,8 @@ TEST_CASE("igemm: write the generated headers of the reference layers" * doctest
   REQUIRE(dir_env != nullptr);
   const std::filesystem::path root(dir_env);
   const char* tiles[] = {"128x128",    "128x128w8",    "256x64",    "128x64",    "64x64",      "128x32",
-                         "128x128k64", "128x128w8k64", "256x64k64", "128x64k64", "128x64w8k64", "128x64k64p"};
+                         "128x128k64", "128x128w8k64", "256x64k64", "128x64k64", "128x64w8k64", "128x64k64p",
+                         "wg128x128",  "wg128x64",     "wg64x128",  "wg128x256", "wg256x128"};
   struct Layer {
     const char* name;
     int c, hw, k, r;
@@ -389,4 +407,115 @@ TEST_CASE("igemm: write the generated headers of the reference layers" * doctest
     }
   }
   MESSAGE(written << " header sets written under " << root.string());
+}
+
+TEST_CASE("igemm: warpgroup (wgmma) tiles: sm_90 only, fp16/bf16, stages, aligned shared memory, sm_90a code") {
+  struct Expect {
+    const char* tile;
+    int threads, stages_3x3;
+  } expect[] = {
+      {"wg128x128", 256, 6}, {"wg128x64", 128, 4}, {"wg64x128", 128, 4}, {"wg128x256", 256, 4}, {"wg256x128", 256, 4},
+  };
+  ConvCase cc;  // 3x3 64 -> 64: GEMM K 576, 9 k-tiles of 64
+  cc.n = 64;
+  cc.h = cc.w = 56;
+  for (const Expect& e : expect) {
+    CAPTURE(e.tile);
+    for (DataType t : {DataType::half, DataType::bfloat16}) {
+      cc.type = t;
+      const igemm::Config c = ConvImplicitGemmSolver::config_for(*make_plan(cc), sm90(), e.tile);
+      CHECK(std::string(c.tile.name()) == e.tile);
+      CHECK(c.tile.warpgroup);
+      CHECK(c.tile.k_chunks == 8);
+      CHECK(c.tile.warps_n == 1);
+      CHECK(c.threads == e.threads);
+      CHECK(c.threads % 128 == 0);
+      CHECK(c.tile.bm % (64 * (c.threads / 128)) == 0);  // 64-row slices per warpgroup
+      CHECK(c.tile.stages == e.stages_3x3);
+      const int pipe = c.tile.stages * (c.tile.bm + c.tile.bn) * 128;
+      CHECK(c.shared_bytes == std::max(pipe, c.tile.bm * (c.tile.bn + 8) * 4) + 1024);  // + alignment slack
+      CHECK(c.shared_bytes <= 227 * 1024);
+      CHECK(c.describe().find(" wgmma") != std::string::npos);
+      const rt::KernelRequest r = ConvImplicitGemmSolver::request_for(*make_plan(cc), c);
+      CHECK(r.arch_specific);
+      bool sm90a = false;
+      for (const auto& o : rt::KernelCompiler::instance().options_for(r, "sm_90", 32)) {
+        sm90a = sm90a || o == "--gpu-architecture=sm_90a";
+      }
+      CHECK(sm90a);
+      bool header_says = false;
+      for (const auto& h : r.generated_headers) {
+        header_says = header_says || h.text.find("constexpr bool Warpgroup = true;") != std::string::npos;
+      }
+      CHECK(header_says);
+      // Elsewhere the name is not one of the tiles: the heuristic's choice, without wgmma.
+      const igemm::Config c80 = ConvImplicitGemmSolver::config_for(*make_plan(cc), sm80(), e.tile);
+      CHECK_FALSE(c80.tile.warpgroup);
+      CHECK_FALSE(ConvImplicitGemmSolver::request_for(*make_plan(cc), c80).arch_specific);
+    }
+    // fp32 (also as tf32) stays on its own kernels.
+    ConvCase f = cc;
+    f.type = DataType::float32;
+    CHECK_FALSE(ConvImplicitGemmSolver::config_for(*make_plan(f), sm90(), e.tile).tile.warpgroup);
+    f.tf32 = true;
+    CHECK_FALSE(ConvImplicitGemmSolver::config_for(*make_plan(f), sm90(), e.tile).tile.warpgroup);
+  }
+  SUBCASE("the automatic choice on sm_90: wgmma for compute-bound fp16/bf16 layers of >= 128 channels") {
+    // ResNet-50 layers at batch 64 and the tile the H200 sweep measured fastest (NHWC, v6).
+    struct Layer {
+      int c, hw, k, r;
+      const char* tile;
+    } layers[] = {
+        {256, 14, 256, 3, "wg128x256"}, {128, 28, 128, 3, "wg128x128"}, {512, 7, 512, 3, "wg128x128"},
+        {1024, 14, 256, 1, "wg128x256"}, {2048, 7, 512, 1, "wg128x128"},
+    };
+    for (DataType t : {DataType::half, DataType::bfloat16}) {
+      for (const Layer& l : layers) {
+        CAPTURE(l.c);
+        CAPTURE(l.k);
+        auto plan = make_plan(reference_layer(t, Layout::nhwc, l.c, l.hw, l.k, l.r));
+        CHECK(std::string(ConvImplicitGemmSolver::config_for(*plan, sm90()).tile.name()) == l.tile);
+        CHECK_FALSE(ConvImplicitGemmSolver::config_for(*plan, sm80()).tile.warpgroup);
+        auto nchw = make_plan(reference_layer(t, Layout::nchw, l.c, l.hw, l.k, l.r));
+        CHECK(ConvImplicitGemmSolver::config_for(*nchw, sm90()).tile.warpgroup);
+      }
+      // Memory-bound 1x1 layers (85 FLOP per byte of least traffic): mma.sync's tiles.
+      auto mem = make_plan(reference_layer(t, Layout::nhwc, 256, 56, 128, 1));
+      CHECK_FALSE(ConvImplicitGemmSolver::config_for(*mem, sm90()).tile.warpgroup);
+      ConvCase narrow = cc;  // 64 output channels: mma.sync (A's L2 traffic bounds it)
+      narrow.type = t;
+      CHECK_FALSE(ConvImplicitGemmSolver::config_for(*make_plan(narrow), sm90()).tile.warpgroup);
+      ConvCase one = cc;  // 1x1 64 -> 256: memory bound, the persistent / gathered tile
+      one.type = t;
+      one.k = 256;
+      one.r = one.s = 1;
+      one.pad = 0;
+      CHECK_FALSE(ConvImplicitGemmSolver::config_for(*make_plan(one), sm90()).tile.warpgroup);
+      // A prologue on odd channels (the heaviest register-staged A): mma.sync's small tile.
+      ConvCase odd = cc;
+      odd.type = t;
+      odd.c = 17;
+      odd.k = 128;
+      CHECK_FALSE(ConvImplicitGemmSolver::config_for(*make_plan(odd, Chain::prologue_bn_relu), sm90()).tile.warpgroup);
+      // A prologue alone: the wgmma tiles of at most 128 x 128.
+      ConvCase pro = cc;
+      pro.type = t;
+      pro.k = 128;
+      const igemm::Config cp = ConvImplicitGemmSolver::config_for(*make_plan(pro, Chain::prologue_bn_relu), sm90());
+      CHECK(cp.tile.warpgroup);
+      CHECK(cp.tile.bm * cp.tile.bn <= 128 * 128);
+    }
+  }
+  SUBCASE("one k-tile: one stage; two k-tiles: all in flight") {
+    ConvCase one = cc;  // GEMM K 64
+    one.r = one.s = 1;
+    one.pad = 0;
+    CHECK(ConvImplicitGemmSolver::config_for(*make_plan(one), sm90(), "wg128x128").tile.stages == 1);
+    ConvCase two = one;  // GEMM K 128: 2 k-tiles, lookahead of stages - 2 = 2
+    two.c = 128;
+    CHECK(ConvImplicitGemmSolver::config_for(*make_plan(two), sm90(), "wg128x128").tile.stages == 4);
+    ConvCase three = one;  // GEMM K 192: 3 k-tiles, all in flight with 5 of wg128x128's 6 stages
+    three.c = 192;
+    CHECK(ConvImplicitGemmSolver::config_for(*make_plan(three), sm90(), "wg128x128").tile.stages == 5);
+  }
 }
