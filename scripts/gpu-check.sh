@@ -13,6 +13,8 @@
 #             unfused baseline (sampled check); with validate and resnet, every spec in specs/
 #   example   the example app built against the installed package
 #   sanitize  compute-sanitizer memcheck and racecheck over the GPU tests (small cases)
+#   sweep     (not in the default set) the implicit-GEMM tile sweep: every tile timed on the
+#             reference layers, the data behind the tile heuristic
 # JOBS sets how many driver processes share the GPU (default: min(12, cores)).
 #
 # Build on the build machine (scripts/setup.sh), copy the repository with its build
@@ -96,6 +98,11 @@ if want sanitize && [[ -z "$quick" ]] && command -v compute-sanitizer >/dev/null
     "$build/tests/hipfuse_gpu_tests" --test-case="$cases" --test-case-exclude="$skip"
   step "racecheck" racecheck.log compute-sanitizer --tool racecheck --error-exitcode 9 \
     "$build/tests/hipfuse_gpu_tests" --test-case="$cases" --test-case-exclude="$skip"
+fi
+
+# 7. The tile sweep (asked for by name only: it takes a few minutes and changes nothing).
+if [[ $stages == *",sweep,"* ]]; then
+  step "tile sweep" tile_sweep.log stdbuf -oL "$build/tests/hipfuse_gpu_tests" -tc="igemm: tile sweep*" --no-skip
 fi
 
 echo
