@@ -66,8 +66,9 @@ struct Config {
   // that B loads as vectors.
   bool pack_weights = false;
   // x is first re-laid out as packed NHWC (the plan's prologue applied on the way) by a
-  // transposing kernel into invoker scratch: for NCHW-like inputs with filters larger than
-  // 1x1, where gathering A would load every x value R*S times element by element.
+  // transposing kernel into invoker scratch: for filters larger than 1x1 on NCHW-like inputs,
+  // where gathering A would load every x value R*S times element by element, and on the
+  // matrix kernel with a prologue, which would be evaluated R*S times per x value.
   bool pack_input = false;
   bool out_along_k = true;  // y stored in vectors along channels (else along pixels)
   int out_vec = 1;          // elements per output store

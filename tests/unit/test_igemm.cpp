@@ -216,10 +216,31 @@ TEST_CASE("igemm: the tile heuristic on the reference layers") {
       CHECK(c.shared_bytes <= 227 * 1024);
     }
   }
-  SUBCASE("a prologue moves A from cp.async to the register path") {
-    ConvCase cc;
-    auto plan = make_plan(cc, Chain::prologue_bn_relu);
-    CHECK(ConvImplicitGemmSolver::config_for(*plan, sm90()).a_loader == igemm::Loader::gather);
+  SUBCASE("a prologue: x re-laid out with it applied (filters > 1x1), else the register path") {
+    ConvCase cc;  // NHWC 3x3
+    const igemm::Config c3 = ConvImplicitGemmSolver::config_for(*make_plan(cc, Chain::prologue_bn_relu), sm90());
+    CHECK(c3.pack_input);
+    CHECK(c3.a_loader == igemm::Loader::async16);
+    const rt::KernelRequest r = ConvImplicitGemmSolver::request_for(*make_plan(cc, Chain::prologue_bn_relu), c3);
+    for (const auto& h : r.generated_headers) {
+      if (h.path != "hf_plan.h") continue;
+      // The GEMM's own prologue is empty; the pack kernel's carries the ops.
+      CHECK(h.text.find("using Prologue = hf::Chain<>") != std::string::npos);
+      CHECK(h.text.find("using PackPrologue = hf::Chain<>") == std::string::npos);
+    }
+    ConvCase one = cc;
+    one.r = one.s = 1;
+    one.pad = 0;
+    const igemm::Config c1 = ConvImplicitGemmSolver::config_for(*make_plan(one, Chain::prologue_bn_relu), sm90());
+    CHECK_FALSE(c1.pack_input);
+    CHECK(c1.a_loader == igemm::Loader::gather);
+    ConvCase odd = cc;  // C not a multiple of the vector: no re-layout, per-element gathers
+    odd.c = 17;
+    CHECK(ConvImplicitGemmSolver::config_for(*make_plan(odd, Chain::prologue_bn_relu), sm90()).a_loader ==
+          igemm::Loader::gather);
+    ConvCase f32 = cc;  // SIMT applies the prologue in its vector loads: no re-layout
+    f32.type = DataType::float32;
+    CHECK_FALSE(ConvImplicitGemmSolver::config_for(*make_plan(f32, Chain::prologue_bn_relu), sm90()).pack_input);
   }
   SUBCASE("fp32 with allow_tf32 runs on the matrix units") {
     ConvCase cc;
@@ -497,13 +518,23 @@ TEST_CASE("igemm: warpgroup (wgmma) tiles: sm_90 only, fp16/bf16, stages, aligne
       odd.c = 17;
       odd.k = 128;
       CHECK_FALSE(ConvImplicitGemmSolver::config_for(*make_plan(odd, Chain::prologue_bn_relu), sm90()).tile.warpgroup);
-      // A prologue alone: the wgmma tiles of at most 128 x 128.
+      // A prologue on a 3x3: x re-laid out with it applied, then any wgmma tile; on a 1x1 (the
+      // register path) only those of at most 128 x 128.
       ConvCase pro = cc;
       pro.type = t;
       pro.k = 128;
       const igemm::Config cp = ConvImplicitGemmSolver::config_for(*make_plan(pro, Chain::prologue_bn_relu), sm90());
       CHECK(cp.tile.warpgroup);
-      CHECK(cp.tile.bm * cp.tile.bn <= 128 * 128);
+      CHECK(cp.pack_input);
+      ConvCase pro1 = pro;
+      pro1.c = 1024;
+      pro1.k = 256;
+      pro1.r = pro1.s = 1;
+      pro1.pad = 0;
+      const igemm::Config c1 = ConvImplicitGemmSolver::config_for(*make_plan(pro1, Chain::prologue_bn_relu), sm90());
+      CHECK(c1.tile.warpgroup);
+      CHECK(c1.a_loader == igemm::Loader::gather);
+      CHECK(c1.tile.bm * c1.tile.bn <= 128 * 128);
     }
   }
   SUBCASE("one k-tile: one stage; two k-tiles: all in flight") {
