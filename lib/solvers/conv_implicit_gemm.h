@@ -1,7 +1,8 @@
 // Family 2: implicit-GEMM convolution with the same fused prologue / epilogue chain as the
 // direct family (kernels/common/pointwise_chain.h), for 2-D convolutions:
 //   fp16 / bf16 on the matrix units (kernels/conv_igemm.hip: mma.sync m16n8k16, fp32
-//   accumulators, cp.async multistage pipeline),
+//   accumulators, cp.async multistage pipeline; on Hopper, for compute-bound layers, warpgroup
+//   wgmma tiles compiled for sm_90a that read both operands from the swizzled shared memory),
 //   fp32 in true fp32 on the CUDA cores (kernels/conv_igemm_simt.hip), or on the matrix units
 //   as tf32 only when the convolution descriptor's allow_tf32 is set (opt-in).
 // Tried before the direct solver; where it does not apply (3-D, transposed, narrow groups,
