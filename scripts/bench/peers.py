@@ -148,7 +148,13 @@ def time_calls(torch, call, nsets: int, warmup: int, iters: int) -> dict:
 
 # ---- ceilings -------------------------------------------------------------------------------
 
-def measure_ceilings(torch) -> dict:
+# Copies of the NA tensors' sizes (fp32 64 x {2048x7x7 .. 64x112x112}: 25.7 to 205.5 MB): what
+# one launch that reads and writes that many bytes reaches, launch and ramp included, against
+# the 1 GiB copy that sets the memory floors.
+SIZED_COPY_BYTES = (25_690_112, 51_380_224, 102_760_448, 205_520_896)
+
+
+def measure_ceilings(torch, l2_bytes: int = 0) -> dict:
     out: dict = {}
     n = 8192
     for name, dt in (("bf16", torch.bfloat16), ("fp16", torch.float16), ("fp32", torch.float32)):
@@ -167,6 +173,15 @@ def measure_ceilings(torch) -> dict:
     out["copy_median_us"] = st["median_us"]
     out["copy_gbps"] = 2 * nbytes / (st["median_us"] * 1e-6) / 1e9
     del src, dst
+    out["sized_copies"] = []
+    for size in SIZED_COPY_BYTES:  # buffer pairs rotated as for the cases (L2 not left warm)
+        nsets = rotation_sets(2 * size, l2_bytes or DEFAULT_L2)
+        pairs = [(torch.empty(size // 4, device="cuda", dtype=torch.float32).uniform_(-1, 1),
+                  torch.empty(size // 4, device="cuda", dtype=torch.float32)) for _ in range(nsets)]
+        st = time_calls(torch, lambda i: pairs[i][1].copy_(pairs[i][0]), nsets, 3, 20)
+        out["sized_copies"].append({"bytes": 2 * size, "median_us": st["median_us"],
+                                    "gbps": 2 * size / (st["median_us"] * 1e-6) / 1e9})
+        del pairs
     out["matmul_shape"] = f"{n}x{n}x{n}, random normal, median of 10 after 3 warm-up"
     out["copy_shape"] = "1 GiB fp32 device-to-device, bytes read + written, median of 20 after 3 warm-up"
     out["tf32"] = "off"
@@ -384,7 +399,7 @@ def cmd_measure(a) -> int:
     info = device_info(torch)
     l2 = info["l2_bytes"] or DEFAULT_L2
     t0 = now()
-    ceil = measure_ceilings(torch)
+    ceil = measure_ceilings(torch, l2)
     ceil["device"] = info
     ceil["rotation"] = {"factor": ROTATE_FACTOR, "max_sets": MAX_SETS, "l2_bytes": l2}
     ceil["seconds"] = now() - t0

@@ -470,6 +470,14 @@ def render_ceilings(c: dict) -> list[str]:
     use = ["bf16 compute floors", "fp16 compute floors", "fp32 compute floors", "memory floors, % of copy bandwidth"]
     for (what, v, unit), u in zip(rows, use):
         out.append(f"| {what} | {'—' if num(v) is None else f'{num(v):,.0f}'} {unit} | {u} |")
+    copy = num(c.get("copy_gbps"))
+    for s in c.get("sized_copies") or []:
+        gbps, size = num(s.get("gbps")), num(s.get("bytes"))
+        if gbps is None or size is None:
+            continue
+        share = f" ({100 * gbps / copy:.0f}% of the 1 GiB copy)" if copy else ""
+        out.append(f"| device-to-device copy, {size / 2e6:.1f} MB (read + written), buffers rotated | "
+                   f"{gbps:,.0f} GB/s{share} | context: one launch of that size |")
     return out + [""]
 
 
@@ -719,6 +727,8 @@ def selftest() -> int:
     check("(default)" in page, "torch.compile fallback mode is marked")
     check("PLACEHOLDER" not in page and "PLACEHOLDER" in placeholder_page(), "placeholder only when asked")
     check("killed at the phase deadline" in page, "a driver file cut by the deadline is reported")
+    check("device-to-device copy, 25.7 MB (read + written), buffers rotated | 3,211 GB/s (80% of the 1 GiB copy)" in page,
+          "a sized copy is listed with its share of the 1 GiB copy")
     # Missed targets: the analysis file's cause where it has one, a plain statement where not.
     check("- **Cause:** fixture cause of the low-precision miss" in page, "analysis of a missed target shown")
     check(page.count("**No analysis on record**") == sum(1 for x in t.values() if x["verdict"] == "MISSED") - 1,
