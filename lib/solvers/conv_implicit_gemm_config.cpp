@@ -83,8 +83,8 @@ constexpr Promotion kPromote[] = {
 // per-warp fragments), so operand reuse is that of the whole 64 x BN product; one k-tile's
 // multiplies stay in flight behind the next one's wait, so a stage more than mma.sync's
 // (stages - 2 k-tiles are loading while one is multiplied). One-block-per-SM tiles take
-// 192 KB of stages: their loads (from L2, ~1 us away) need 4 (2 for the 48 KB stages) k-tiles
-// in flight, and no second block could use the rest. Efficiency (relative throughput, for
+// 192 KB of stages, which no second block could use (4 k-tiles loading instead of 2 on
+// wg128x128: no measurable change on the H200, docs/PERF_NOTES.md v6b). Efficiency (relative throughput, for
 // estimate_waves): the H200 sweep (docs/PERF_NOTES.md v6) ranks 128x256 > 256x128 >
 // 128x128 > 128x64 > 64x128 at equal waves.
 constexpr Candidate kWarpgroupTiles[] = {
@@ -241,17 +241,33 @@ Config make_config(const Problem& p, const Candidate& c, int sms) {
   return cfg;
 }
 
-// Estimated time of a tile, in arbitrary units: the busiest multiprocessor's share of the
-// tiles (tiles are spread evenly, blocks resident together share its throughput) times the
-// tile's work over its efficiency. Padding in M, N and K counts as work.
-double estimate(const Problem& p, const Candidate& c, int sms) {
-  const std::int64_t tiles = ceil_div(p.gemm_m(), c.bm) * ceil_div(p.gemm_n(), c.bn) * p.groups;
-  const std::int64_t per_sm = ceil_div(tiles, sms);
+std::int64_t tile_count(const Problem& p, const Candidate& c) {
+  return ceil_div(p.gemm_m(), c.bm) * ceil_div(p.gemm_n(), c.bn) * p.groups;
+}
+
+// One tile's work, in arbitrary units: its multiply-adds over its efficiency, plus the
+// register gathers of a gathered A on the matrix kernel, times GEMM K padded to whole
+// k-tiles. (The SIMT kernel's FMAs dominate its gathers: sweep, fp32 NCHW 1x1, 128x64 223 us
+// vs 128x128 237.)
+double tile_work(const Problem& p, const Candidate& c, const Config& cfg) {
   const int bk = c.kernel == Kernel::matrix ? static_cast<int>(16 * c.k_chunks / p.elem_bytes()) : 8;
   const double k = static_cast<double>(ceil_div(p.gemm_k(), bk) * bk);
-  // (The SIMT kernel's FMAs dominate its gathers: sweep, fp32 NCHW 1x1, 128x64 223 us vs 128x128 237.)
-  const bool gathered = c.kernel == Kernel::matrix && make_config(p, c, sms).a_loader == Loader::gather;
-  return static_cast<double>(per_sm) * k * (c.bm * c.bn / c.efficiency + (gathered ? kGatherCost * c.bm : 0.0));
+  const bool gathered = c.kernel == Kernel::matrix && cfg.a_loader == Loader::gather;
+  return k * (c.bm * c.bn / c.efficiency + (gathered ? kGatherCost * c.bm : 0.0));
+}
+
+// Whether A goes through registers with heavy work per value there: a prologue evaluated in
+// the loader, or a per-element decode for C/G not a multiple of the vector.
+bool heavy_register_gather(const Problem& p, const Candidate& c, const Config& cfg) {
+  const int vec = c.kernel == Kernel::matrix ? static_cast<int>(16 / p.elem_bytes()) : 4;
+  return cfg.a_loader != Loader::async16 && (p.has_prologue || (p.c / p.groups) % vec != 0);
+}
+
+// Estimated time of a tile, in arbitrary units: the busiest multiprocessor's share of the
+// tiles (tiles are spread evenly, blocks resident together share its throughput) times the
+// tile's work. Padding in M, N and K counts as work.
+double estimate(const Problem& p, const Candidate& c, int sms) {
+  return static_cast<double>(ceil_div(tile_count(p, c), sms)) * tile_work(p, c, make_config(p, c, sms));
 }
 
 // Estimated time of a tile counted in whole waves: the waves of `resident` blocks per SM, each
@@ -260,12 +276,8 @@ double estimate(const Problem& p, const Candidate& c, int sms) {
 double estimate_waves(const Problem& p, const Candidate& c, int sms) {
   const Config cfg = make_config(p, c, sms);
   const int resident = resident_blocks(c, cfg);
-  const std::int64_t tiles = ceil_div(p.gemm_m(), c.bm) * ceil_div(p.gemm_n(), c.bn) * p.groups;
-  const std::int64_t waves = ceil_div(tiles, std::int64_t{sms} * resident);
-  const int bk = static_cast<int>(16 * c.k_chunks / p.elem_bytes());
-  const double k = static_cast<double>(ceil_div(p.gemm_k(), bk) * bk);
-  const bool gathered = cfg.a_loader == Loader::gather;
-  return static_cast<double>(waves * resident) * k * (c.bm * c.bn / c.efficiency + (gathered ? kGatherCost * c.bm : 0.0));
+  const std::int64_t waves = ceil_div(tile_count(p, c), std::int64_t{sms} * resident);
+  return static_cast<double>(waves * resident) * tile_work(p, c, cfg);
 }
 
 // The wgmma tile of least estimate_waves; the 128-accumulator ones are left out under a heavy
@@ -277,8 +289,7 @@ const Candidate* cheapest_warpgroup_tile(const Problem& p, int sms) {
   const Candidate* best = nullptr;
   double best_cost = 0;
   for (const auto& c : kWarpgroupTiles) {
-    const bool heavy_gather = make_config(p, c, sms).a_loader != Loader::async16 && (p.has_prologue || odd_c);
-    if (heavy_gather && c.bm * c.bn > 128 * 128) continue;
+    if (heavy_register_gather(p, c, make_config(p, c, sms)) && c.bm * c.bn > 128 * 128) continue;
     const double cost = estimate_waves(p, c, sms);
     if (best == nullptr || cost < best_cost * 0.999) {
       best = &c;
@@ -425,15 +436,12 @@ Config choose_config(const Problem& p, int sms, const std::string& force_tile, b
       // for 128x128w8) with a heavy register-staged A loader on top (a prologue evaluated
       // there, or a per-element decode for C/G not a multiple of the vector) run out of
       // registers: ptxas reports 52-200 bytes of spills for those (docs/PERF_NOTES.md).
-      const int vec = c->kernel == Kernel::matrix ? static_cast<int>(16 / p.elem_bytes()) : 4;
-      const bool heavy_gather = make_config(p, *c, sms).a_loader != Loader::async16 &&
-                                (p.has_prologue || (p.c / p.groups) % vec != 0);
-      if (c->kernel == Kernel::matrix && heavy_gather && c->bm * c->bn >= 128 * 128) continue;
+      const bool matrix_tile = c->kernel == Kernel::matrix;
+      if (matrix_tile && heavy_register_gather(p, *c, make_config(p, *c, sms)) && c->bm * c->bn >= 128 * 128) continue;
       // Both at once (a prologue on per-element decodes): only the 4096-output tiles stay
       // spill-free (128x64 spills 44 bytes at 255 registers, 64x64 takes 168).
-      if (c->kernel == Kernel::matrix && p.has_prologue && (p.c / p.groups) % vec != 0 && c->bm * c->bn > 64 * 64) {
-        continue;
-      }
+      const bool odd_c = (p.c / p.groups) % static_cast<int>(16 / p.elem_bytes()) != 0;
+      if (matrix_tile && p.has_prologue && odd_c && c->bm * c->bn > 64 * 64) continue;
       const double cost = estimate(p, *c, sms);
       if (best == nullptr || cost < best_cost * 0.999) {
         best = c;
