@@ -91,8 +91,8 @@ HF_DEVICE Element element(const hf::BnBackwardArgs& args, const ColumnParams& c,
 
 template <int V>
 HF_DEVICE hf::GradientSums<float> thread_sums(const hf::BnBackwardArgs& args, const Place& p) {
-  hf::GradientSums<float> sums{0.0f, 0.0f};
-  if (!p.valid) return sums;
+  hf::GradientRun run;
+  if (!p.valid) return run.sums();
   const ColumnParams c = column_params(args, p.column);
   const XOffsets x(p.column);
   Tiles::for_each_row<V>(
@@ -101,11 +101,11 @@ HF_DEVICE hf::GradientSums<float> thread_sums(const hf::BnBackwardArgs& args, co
 #pragma unroll
         for (int j = 0; j < V; ++j) {
           const Element e = element(args, c, in.x.v[j], in.dy.v[j], in.y.v[j]);
-          sums.dz += e.dz;
-          sums.xhat_dz = fmaf(e.xhat, e.dz, sums.xhat_dz);
+          run.add(e.xhat, e.dz);
         }
+        run.end_unit<V>();
       });
-  return sums;
+  return run.sums();
 }
 
 HF_DEVICE void write_gradients(const hf::BnBackwardArgs& args, index_t column, double dbias, double dscale) {

@@ -12,7 +12,7 @@
 //                  itself (a few hundred bytes per block; the blocks of partial 0 write the
 //                  op's outputs) and normalises; otherwise kBnFinalize merges them into the
 //                  op's outputs first and kBnApply reads mean and inv_std back.
-// Threads accumulate shifted sums in fp32, blocks merge Welford/Chan moments in fp32 and
+// Threads accumulate shifted sums in fp32 runs folded into fp64, blocks merge Welford/Chan moments in fp32 and
 // partials merge in fp64.
 //
 // Rows go as 16-byte vectors along the plane where the layout allows (ColumnTiling::
@@ -65,13 +65,10 @@ template <int V>
 HF_DEVICE hf::Moments<float> thread_moments(const hf::BnForwardArgs& args, const Place& p) {
   if (!p.valid) return {0.0f, 0.0f, 0.0f};
   const XOffsets x(p.column);
-  hf::ShiftedSums sums{hf::load_float<data_t>(args.x, x(0)), 0.0f, 0.0f, 0};
+  hf::ShiftedSums sums(hf::load_float<data_t>(args.x, x(0)));
   Tiles::for_each_row<V, false, kBatch<V>>(
       p, [&](index_t row) { return hf::load_values<data_t, V>(args.x, x(row)); },
-      [&](index_t, const hf::Values<V>& in) {
-#pragma unroll
-        for (int j = 0; j < V; ++j) sums.add(in.v[j]);
-      });
+      [&](index_t, const hf::Values<V>& in) { sums.add(in.v); });
   return sums.moments();
 }
 
