@@ -389,11 +389,94 @@ HF_DEVICE int acc_col(int warp, int ni) {
 constexpr int NT = (kNg + BN - 1) / BN;
 constexpr I kTiles = (kM + BM - 1) / BM * NT;
 
-// Points the loaders at `tile` and puts its first kLookahead k-tiles in flight (one
-// commit group each; with one stage the whole K, deposited, one group).
+// ---- stream-K: output tiles shared by several blocks -------------------------------------
+// With hfi::StreamKBlocks = G > 0 the grid is G blocks (the resident count) and block b owns
+// the k-tiles [U * b / G, U * (b + 1) / G) of the U = kTiles * KT of the whole GEMM, tile after
+// tile: whole output tiles, and at either end of its range a share of a tile whose other
+// k-tiles other blocks hold. So no multiprocessor idles through a last, partly filled wave
+// (3x3 256->256 14x14 with 128x256 tiles: 98 tiles for 132 SMs). Each share of a shared tile
+// stores its accumulators in a slot of its own (two per block: its first and its last share)
+// and counts itself on the tile's counter; the share that counts last adds up every share's
+// slot in k order (so the sum does not depend on which share finished last), runs the
+// epilogue and zeroes the counter for the next launch. No block waits for another: the scheme
+// cannot deadlock, whatever order the blocks run in.
+constexpr long long kStreamKBlocks = hfi::StreamKBlocks;
+constexpr bool kStreamK = kStreamKBlocks > 0;
+constexpr long long kUnits = static_cast<long long>(kTiles) * KT;
+static_assert(!kStreamK || (kStages > 1 && !kPersistent && kStreamKBlocks <= kUnits),
+              "stream-K: a pipelined, non-persistent tile, every block with at least one k-tile");
+
+HF_DEVICE long long share_begin(long long block) { return kUnits * block / kStreamKBlocks; }
+
+// The block whose range holds k-tile `unit` (ranges are never empty: G <= U).
+HF_DEVICE long long block_of_unit(long long unit) {
+  long long b = unit * kStreamKBlocks / kUnits;  // at most the answer
+  while (b + 1 < kStreamKBlocks && share_begin(b + 1) <= unit) ++b;
+  return b;
+}
+
+// This block's share of `tile` is done (acc): returns whether it was the tile's last share to
+// finish, acc then holding the sum of all shares. Every thread of the block calls it, with the
+// pipeline's shared memory idle (its first word carries the verdict: no static shared memory,
+// which would push 48 KB tiles past the default limit).
+HF_DEVICE bool stream_k_fixup(const hf::ConvArgs& args, float (&acc)[MI][NI][4], I tile, int tid, char* smem) {
+  constexpr int kPieces = MI * NI;  // one float4 each, stored thread-interleaved (coalesced)
+  const long long first_unit = static_cast<long long>(tile) * KT;
+  // A block's first share starts inside its tile; its last share starts the tile.
+  const auto slot = [&](long long block) {
+    const long long index = 2 * block + (share_begin(block) > first_unit ? 0 : 1);
+    return reinterpret_cast<float4*>(args.partials) + index * (kPieces * kThreads) + tid;
+  };
+  float4* mine = slot(blockIdx.x);
+#pragma unroll
+  for (int mi = 0; mi < MI; ++mi)
+#pragma unroll
+    for (int ni = 0; ni < NI; ++ni)
+      mine[(mi * NI + ni) * kThreads] = make_float4(acc[mi][ni][0], acc[mi][ni][1], acc[mi][ni][2], acc[mi][ni][3]);
+  __threadfence();
+  __syncthreads();
+  const long long first = block_of_unit(first_unit), last = block_of_unit(first_unit + KT - 1);
+  int* verdict = reinterpret_cast<int*>(smem);
+  if (tid == 0) {
+    const unsigned shares = static_cast<unsigned>(last - first + 1);
+    const bool last_share = atomicAdd(args.tile_counters + tile, 1u) + 1u == shares;
+    if (last_share) args.tile_counters[tile] = 0u;
+    *verdict = last_share;
+  }
+  __syncthreads();
+  const bool is_last = *verdict != 0;
+  __syncthreads();  // read by all before the epilogue's staging may overwrite it
+  if (!is_last) return false;
+  __threadfence();
+#pragma unroll
+  for (int mi = 0; mi < MI; ++mi)
+#pragma unroll
+    for (int ni = 0; ni < NI; ++ni)
+#pragma unroll
+      for (int e = 0; e < 4; ++e) acc[mi][ni][e] = 0.0f;
+  for (long long b = first; b <= last; ++b) {
+    const float4* in = slot(b);
+#pragma unroll
+    for (int mi = 0; mi < MI; ++mi) {
+#pragma unroll
+      for (int ni = 0; ni < NI; ++ni) {
+        const float4 v = hf::load_from_l2(in + (mi * NI + ni) * kThreads);
+        acc[mi][ni][0] += v.x;
+        acc[mi][ni][1] += v.y;
+        acc[mi][ni][2] += v.z;
+        acc[mi][ni][3] += v.w;
+      }
+    }
+  }
+  return true;
+}
+
+// Points the loaders at `tile` and puts the first kLookahead of its k-tiles [k_begin, k_end)
+// in flight (one commit group each; with one stage the whole K, deposited, one group).
 template <class A, class B>
 HF_DEVICE void start_tile(A& a_load, B& b_load, I tile, int group, int tid, const T* HF_RESTRICT x,
-                          const T* HF_RESTRICT w, char* smem, const hf::ChainArgs& chain) {
+                          const T* HF_RESTRICT w, char* smem, const hf::ChainArgs& chain, int k_begin = 0,
+                          int k_end = KT) {
   a_load.init(tile / NT * BM, group, tid);
   b_load.init(static_cast<int>(tile % NT) * BN, group, tid);
   if constexpr (kStages == 1) {
@@ -405,9 +488,9 @@ HF_DEVICE void start_tile(A& a_load, B& b_load, I tile, int group, int tid, cons
   } else {
 #pragma unroll
     for (int s = 0; s < kLookahead; ++s) {
-      if (s < KT) {
-        a_load.fetch(x, s, smem + s * kStageBytes, chain);
-        b_load.fetch(w, s, smem + s * kStageBytes, chain);
+      if (k_begin + s < k_end) {
+        a_load.fetch(x, k_begin + s, smem + s * kStageBytes, chain);
+        b_load.fetch(w, k_begin + s, smem + s * kStageBytes, chain);
         a_load.deposit(smem + s * kStageBytes);
         b_load.deposit(smem + s * kStageBytes);
       }
@@ -416,11 +499,13 @@ HF_DEVICE void start_tile(A& a_load, B& b_load, I tile, int group, int tid, cons
   }
 }
 
-// One output tile: its k-tiles (started by start_tile), then the epilogue. Persistent
-// blocks start `next_tile` (when < kTiles) between the two, so that its loads overlap this
-// tile's stores (the epilogue's staging then lies past the pipeline buffers).
+// One output tile: its k-tiles [k_begin, k_end) (started by start_tile), then the epilogue
+// (stream-K: when the tile's other shares are done). Persistent blocks start `next_tile`
+// (when < kTiles) between the two, so that its loads overlap this tile's stores (the
+// epilogue's staging then lies past the pipeline buffers).
 template <class A, class B>
-HF_DEVICE void conv_tile(const hf::ConvArgs& args, char* smem, A& a_load, B& b_load, I tile, I next_tile) {
+HF_DEVICE void conv_tile(const hf::ConvArgs& args, char* smem, A& a_load, B& b_load, I tile, I next_tile,
+                         int k_begin = 0, int k_end = KT) {
   const int tid = static_cast<int>(threadIdx.x);
   const int lane = tid & 31, warp = tid >> 5;
   const int warp_m = warp / kWarpsN, warp_n = warp % kWarpsN;
@@ -457,32 +542,33 @@ HF_DEVICE void conv_tile(const hf::ConvArgs& args, char* smem, A& a_load, B& b_l
     __syncthreads();
     compute(smem);
   } else {
-    // Main loop: wait for tile kt, start tile kt + kLookahead into the buffer freed by tile
-    // kt - 1 (mma.sync: every thread is past computing it: the barrier) or kt - 2 (wgmma:
-    // every warpgroup has waited for it), compute tile kt; gathered tiles are written to
-    // shared memory after the compute, hiding their load latency.
-    for (int kt = 0; kt < KT; ++kt) {
+    // Main loop over the j-th k-tile (k_begin + j): wait for it, start k-tile j + kLookahead
+    // into the buffer freed by j - 1 (mma.sync: every thread is past computing it: the
+    // barrier) or j - 2 (wgmma: every warpgroup has waited for it), compute k-tile j;
+    // gathered tiles are written to shared memory after the compute, hiding their load latency.
+    const int nk = k_end - k_begin;
+    for (int j = 0; j < nk; ++j) {
       hf::cp_async_wait<(kLookahead > 1 ? kLookahead - 1 : 0)>();
       if constexpr (kWarpgroupMma) hf::fence_async_shared();  // cp.async and deposits -> wgmma
       __syncthreads();
-      const int next = kt + kLookahead;
+      const int next = j + kLookahead;
       char* next_stage = smem + (next % kStages) * kStageBytes;
-      const char* stage = smem + (kt % kStages) * kStageBytes;
+      const char* stage = smem + (j % kStages) * kStageBytes;
       // wgmma first: the multiplies run while the loads are issued (their address arithmetic
       // is most of a k-tile's instructions); mma.sync computes synchronously, after them.
       if constexpr (kWarpgroupMma) compute(stage);
-      if (next < KT) {
-        a_load.fetch(x, next, next_stage, args.chain);
-        b_load.fetch(w, next, next_stage, args.chain);
+      if (next < nk) {
+        a_load.fetch(x, k_begin + next, next_stage, args.chain);
+        b_load.fetch(w, k_begin + next, next_stage, args.chain);
       }
       hf::cp_async_commit();
       if constexpr (!kWarpgroupMma) compute(stage);
-      if (next < KT) {
+      if (next < nk) {
         a_load.deposit(next_stage);
         b_load.deposit(next_stage);
       }
       if constexpr (kWarpgroupMma) {
-        hf::wgmma_wait<1>();  // tile kt - 1's multiplies are done: its stage is free at the next barrier
+        hf::wgmma_wait<1>();  // k-tile j - 1's multiplies are done: its stage is free at the next barrier
         fence_accumulators(acc);
       }
     }
@@ -493,6 +579,9 @@ HF_DEVICE void conv_tile(const hf::ConvArgs& args, char* smem, A& a_load, B& b_l
   }
   hf::cp_async_wait<0>();
   __syncthreads();
+  if constexpr (kStreamK) {
+    if ((k_begin > 0 || k_end < KT) && !stream_k_fixup(args, acc, tile, tid, smem)) return;
+  }
   if constexpr (kPersistent) {
     if (next_tile < kTiles) start_tile(a_load, b_load, next_tile, group, tid, x, w, smem, args.chain);
   }
@@ -605,14 +694,29 @@ HF_KERNEL void __launch_bounds__(igemm::kThreads, hfi::MinBlocks) hf_conv_igemm(
   const int group = static_cast<int>(blockIdx.y);
   ALoader<hfi::AMode> a_load;
   BLoader<hfi::BMode> b_load;
-  I tile = blockIdx.x;
-  start_tile(a_load, b_load, tile, group, tid, static_cast<const T*>(args.x), static_cast<const T*>(args.w), smem,
-             args.chain);
-  if constexpr (kPersistent) {
-    // gridDim.x blocks (about the resident count) walk the tiles; every block starts with one.
-    // (The next tile's k-loop barriers order this tile's staging reads before its writes.)
-    for (; tile < kTiles; tile += gridDim.x) conv_tile(args, smem, a_load, b_load, tile, tile + gridDim.x);
+  const T* x = static_cast<const T*>(args.x);
+  const T* w = static_cast<const T*>(args.w);
+  if constexpr (kStreamK) {
+    // This block's k-tiles, one tile's share at a time.
+    const long long end = share_begin(blockIdx.x + 1);
+    for (long long u = share_begin(blockIdx.x); u < end;) {
+      const I tile = static_cast<I>(u / KT);
+      const int k_begin = static_cast<int>(u - static_cast<long long>(tile) * KT);
+      const int k_end = static_cast<int>(k_begin + end - u < KT ? k_begin + end - u : KT);
+      __syncthreads();  // the last share's epilogue staging overlaps the stages
+      start_tile(a_load, b_load, tile, group, tid, x, w, smem, args.chain, k_begin, k_end);
+      conv_tile(args, smem, a_load, b_load, tile, kTiles, k_begin, k_end);
+      u += k_end - k_begin;
+    }
   } else {
-    conv_tile(args, smem, a_load, b_load, tile, kTiles);
+    I tile = blockIdx.x;
+    start_tile(a_load, b_load, tile, group, tid, x, w, smem, args.chain);
+    if constexpr (kPersistent) {
+      // gridDim.x blocks (about the resident count) walk the tiles; every block starts with one.
+      // (The next tile's k-loop barriers order this tile's staging reads before its writes.)
+      for (; tile < kTiles; tile += gridDim.x) conv_tile(args, smem, a_load, b_load, tile, tile + gridDim.x);
+    } else {
+      conv_tile(args, smem, a_load, b_load, tile, kTiles);
+    }
   }
 }

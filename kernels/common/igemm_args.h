@@ -17,4 +17,10 @@ struct IgemmPackArgs {
   ChainArgs chain;
 };
 
+// hf_igemm_pack_input's tile: kPackThreads threads move kPackTileElements elements, up to
+// 64 channels (the host's choice, hfi::PackTileChannels in hf_igemm.h) by
+// kPackTileElements / that many pixels. Grid (ceil(H*W / pixels), ceil(C / channels), N).
+constexpr int kPackThreads = 256;
+constexpr int kPackTileElements = 4096;
+
 }  // namespace hf

@@ -38,6 +38,11 @@ struct ConvArgs {
   void* y;
   float alpha;  // scales the convolution before the epilogue (ConvForwardArgs::alpha, 1 in plans)
   ChainArgs chain;
+  // Stream-K implicit GEMM (conv_igemm.hip, hfi::StreamKBlocks > 0) only: invoker scratch for
+  // the partial accumulators of output tiles shared by several blocks, and one counter per
+  // output tile (zero between launches).
+  float* partials;
+  unsigned int* tile_counters;
 };
 
 // The phases of the BN training kernels (one kernel, launched once per phase).

@@ -1,5 +1,5 @@
 // Typed loads and stores through the untyped pointers of the argument structs, converting
-// to and from the fp32 all arithmetic runs in; and 16-byte vector accesses.
+// to and from the fp32 all arithmetic runs in; and vector accesses of up to 16 bytes.
 #pragma once
 
 #include "common/vendor.h"
@@ -20,25 +20,50 @@ HF_DEVICE void store_float(void* base, index_t i, float v) {
 template <class T>
 constexpr int kLanes16 = static_cast<int>(16 / sizeof(T));
 
-struct alignas(16) Bytes16 {
-  unsigned int word[4];
+// Bytes (4, 8 or 16) moved as one access.
+template <int Bytes>
+struct alignas(Bytes) Words {
+  static_assert(Bytes == 4 || Bytes == 8 || Bytes == 16, "one 4-, 8- or 16-byte access");
+  unsigned int word[Bytes / 4];
 };
+
+// Lanes i .. i+V-1 of a run of T aligned to V elements, as floats: one access of V elements
+// (V = 1: a plain load).
+template <class T, int V>
+HF_DEVICE void load_lanes(const void* base, index_t i, float (&out)[V]) {
+  if constexpr (V == 1) {
+    out[0] = load_float<T>(base, i);
+  } else {
+    constexpr int kBytes = V * static_cast<int>(sizeof(T));
+    alignas(16) T lanes[V];
+    *reinterpret_cast<Words<kBytes>*>(lanes) = *reinterpret_cast<const Words<kBytes>*>(static_cast<const T*>(base) + i);
+#pragma unroll
+    for (int j = 0; j < V; ++j) out[j] = to_float(lanes[j]);
+  }
+}
+
+template <class T, int V>
+HF_DEVICE void store_lanes(void* base, index_t i, const float (&in)[V]) {
+  if constexpr (V == 1) {
+    store_float<T>(base, i, in[0]);
+  } else {
+    constexpr int kBytes = V * static_cast<int>(sizeof(T));
+    alignas(16) T lanes[V];
+#pragma unroll
+    for (int j = 0; j < V; ++j) lanes[j] = from_float<T>(in[j]);
+    *reinterpret_cast<Words<kBytes>*>(static_cast<T*>(base) + i) = *reinterpret_cast<const Words<kBytes>*>(lanes);
+  }
+}
 
 // Lanes i .. i+kLanes16<T>-1 of a 16-byte aligned run, as floats.
 template <class T>
 HF_DEVICE void load16(const void* base, index_t i, float (&out)[kLanes16<T>]) {
-  alignas(16) T lanes[kLanes16<T>];
-  *reinterpret_cast<Bytes16*>(lanes) = *reinterpret_cast<const Bytes16*>(static_cast<const T*>(base) + i);
-#pragma unroll
-  for (int j = 0; j < kLanes16<T>; ++j) out[j] = to_float(lanes[j]);
+  load_lanes<T, kLanes16<T>>(base, i, out);
 }
 
 template <class T>
 HF_DEVICE void store16(void* base, index_t i, const float (&in)[kLanes16<T>]) {
-  alignas(16) T lanes[kLanes16<T>];
-#pragma unroll
-  for (int j = 0; j < kLanes16<T>; ++j) lanes[j] = from_float<T>(in[j]);
-  *reinterpret_cast<Bytes16*>(static_cast<T*>(base) + i) = *reinterpret_cast<const Bytes16*>(lanes);
+  store_lanes<T, kLanes16<T>>(base, i, in);
 }
 
 }  // namespace hf

@@ -26,6 +26,9 @@ HF_DEVICE float shfl_down(float v, int delta) { return __shfl_down_sync(0xffffff
 HF_DEVICE float shfl_xor(float v, int mask) { return __shfl_xor_sync(0xffffffffu, v, mask); }
 HF_DEVICE double shfl_down(double v, int delta) { return __shfl_down_sync(0xffffffffu, v, delta); }
 HF_DEVICE double shfl_xor(double v, int mask) { return __shfl_xor_sync(0xffffffffu, v, mask); }
+// A load that skips the multiprocessor's L1, for data another block wrote in this launch
+// (after that block's __threadfence and an atomic this block has seen).
+HF_DEVICE float4 load_from_l2(const float4* p) { return __ldcg(p); }
 }  // namespace hf
 #elif defined(HIPFUSE_PLATFORM_AMD)
 #include <hip/hip_bf16.h>
@@ -46,6 +49,11 @@ HF_DEVICE float shfl_down(float v, int delta) { return __shfl_down(v, delta); }
 HF_DEVICE float shfl_xor(float v, int mask) { return __shfl_xor(v, mask); }
 HF_DEVICE double shfl_down(double v, int delta) { return __shfl_down(v, delta); }
 HF_DEVICE double shfl_xor(double v, int mask) { return __shfl_xor(v, mask); }
+// Volatile: the compiler emits coherent (L1-bypassing) loads for it.
+HF_DEVICE float4 load_from_l2(const float4* p) {
+  const volatile float* v = reinterpret_cast<const volatile float*>(p);
+  return make_float4(v[0], v[1], v[2], v[3]);
+}
 }  // namespace hf
 #else
 #error "hipfuse kernels need HIPFUSE_PLATFORM_NVIDIA or HIPFUSE_PLATFORM_AMD"

@@ -93,6 +93,9 @@ class ConvImplicitGemmInvoker final : public Invoker {
     std::unique_ptr<DeviceScratch> weights, input;
     unsigned weights_grid = 0;
     dim3 input_grid;
+    // Stream-K: partial accumulators (two slots of BM x BN floats per block) and one counter
+    // per output tile, zero between launches (the kernel re-zeroes what it used).
+    std::unique_ptr<DeviceScratch> stream_k_partials, stream_k_counters;
   };
 
   ConvImplicitGemmInvoker(std::shared_ptr<const rt::Kernel> kernel, Packing packing, const igemm::Config& config,
@@ -122,6 +125,10 @@ class ConvImplicitGemmInvoker final : public Invoker {
     a.w = conv->weights;
     a.y = output;
     a.alpha = static_cast<float>(conv->alpha);
+    if (packing_.stream_k_partials) {
+      a.partials = packing_.stream_k_partials->data();
+      a.tile_counters = reinterpret_cast<unsigned int*>(packing_.stream_k_counters->data());
+    }
     if (!binding_.pack(args, a.chain)) return hipErrorInvalidValue;
     if (packing_.weights_kernel) {
       hf::IgemmPackArgs p{};
@@ -136,7 +143,7 @@ class ConvImplicitGemmInvoker final : public Invoker {
       p.src = input;
       p.dst = packing_.input->data();
       p.chain = a.chain;
-      const hipError_t e = packing_.input_kernel->launch(packing_.input_grid, dim3(32, 8), 0, stream, &p);
+      const hipError_t e = packing_.input_kernel->launch(packing_.input_grid, dim3(hf::kPackThreads), 0, stream, &p);
       if (e != hipSuccess) return e;
       a.x = packing_.input->data();
     }
@@ -150,7 +157,7 @@ class ConvImplicitGemmInvoker final : public Invoker {
   static bool aligned(const void* p, std::size_t bytes) { return reinterpret_cast<std::uintptr_t>(p) % bytes == 0; }
 
   std::shared_ptr<const rt::Kernel> kernel_;
-  Packing packing_;  // operands re-laid out first into scratch shared by executions (one stream)
+  Packing packing_;  // scratch shared by executions (one stream): re-laid-out operands, stream-K partials
   dim3 grid_, block_;
   unsigned shared_;
   std::size_t x_align_, w_align_, y_align_;
@@ -302,8 +309,19 @@ std::unique_ptr<Invoker> ConvImplicitGemmSolver::build_with(const FusionPlan& pl
     packing.input_kernel = load_kernel(pack_request_for(plan, config, true), target, reports);
     packing.input =
         std::make_unique<DeviceScratch>(target.device, static_cast<std::size_t>(x.element_count()) * size_of(x.type));
-    packing.input_grid = dim3(static_cast<unsigned>(ceil_div(x.lengths[2] * x.lengths[3], 32)),
-                              static_cast<unsigned>(ceil_div(x.lengths[1], 32)), static_cast<unsigned>(x.lengths[0]));
+    const int tile_pixels = hf::kPackTileElements / config.pack_tile_channels;
+    packing.input_grid = dim3(static_cast<unsigned>(ceil_div(x.lengths[2] * x.lengths[3], tile_pixels)),
+                              static_cast<unsigned>(ceil_div(x.lengths[1], config.pack_tile_channels)),
+                              static_cast<unsigned>(x.lengths[0]));
+  }
+  if (config.stream_k_blocks > 0) {
+    const std::size_t slots = 2 * static_cast<std::size_t>(config.stream_k_blocks);
+    packing.stream_k_partials = std::make_unique<DeviceScratch>(
+        target.device, slots * static_cast<std::size_t>(config.tile.bm * config.tile.bn) * sizeof(float));
+    const std::size_t counter_bytes = static_cast<std::size_t>(config.tiles) * sizeof(unsigned int);
+    packing.stream_k_counters = std::make_unique<DeviceScratch>(target.device, counter_bytes);
+    const hipError_t e = hipMemset(packing.stream_k_counters->data(), 0, counter_bytes);
+    if (e != hipSuccess) fail(Status::internal_error, std::string("cannot zero the stream-K counters: ") + hipGetErrorString(e));
   }
   ChainBinding binding;
   binding.bind(parts.prologue, 0);

@@ -109,6 +109,10 @@ constexpr std::int64_t kWarpgroupMinN = 128;
 // 512->128 28x28 (102) are bound by memory on either instruction set, and the mma.sync
 // tiles' 2-3 resident blocks per SM keep more loads in flight than a 1-block wgmma tile.
 constexpr double kWarpgroupMinIntensity = 128.0;
+// Stream-K (Config::stream_k_blocks) is never chosen automatically: on the H200 it made every
+// layer it was meant for slower but one (docs/PERF_NOTES.md v7: 1x1 1024->256 14x14 25.2 ->
+// 35.7 us, 3x3 256->256 14x14 43.0 -> 47.2; each share of a 128x256 tile writes 128 KB of fp32
+// partials and refills the pipeline). Forced with "<tile>/sk" for measurements.
 // SIMT tiles (8x8 outputs per thread): smaller blocks only for grids that would not fill the GPU.
 constexpr Candidate kSimtTiles[] = {
     {"simt128x64", Kernel::simt, 128, 64, 0, 0, 2, 2, 1.0},      // H200 sweep: 202.7 us
@@ -188,6 +192,9 @@ Config make_config(const Problem& p, const Candidate& c, int sms) {
   const std::int64_t x_bytes = static_cast<std::int64_t>(p.n) * p.c * p.h * p.w * static_cast<std::int64_t>(p.elem_bytes());
   cfg.pack_input = (!x_vec || (matrix && p.has_prologue)) && p.r * p.s > 1 && cg % vec == 0 &&
                    x_bytes <= kMaxPackedInputBytes && p.n <= 65535 && ceil_div(p.c, 32) <= 65535;
+  // Up to 64 channels a tile; fewer for narrow layers, with more pixels (8 or 16 channels
+  // still move 4096 elements a block).
+  if (cfg.pack_input) cfg.pack_tile_channels = p.c > 32 ? 64 : p.c > 16 ? 32 : p.c > 8 ? 16 : 8;
   const bool a_vec = (x_vec && !(matrix && p.has_prologue)) || cfg.pack_input;
   cfg.a_loader = a_vec ? Loader::async16 : Loader::gather;
   const bool w_vec = vectors_along_c(p.w_strides, wlen, cg, vec);
@@ -229,7 +236,8 @@ Config make_config(const Problem& p, const Candidate& c, int sms) {
   } else {
     cfg.shared_bytes = 0;  // static: 2 x 8 x (BM + 4 + BN + 4) floats
   }
-  cfg.grid_x = ceil_div(p.gemm_m(), c.bm) * ceil_div(ng, c.bn);
+  cfg.tiles = ceil_div(p.gemm_m(), c.bm) * ceil_div(ng, c.bn);
+  cfg.grid_x = cfg.tiles;
   // Persistent: the resident blocks (min_blocks per SM, or fewer where shared memory allows
   // fewer: 228 KB per SM, 1 KB of it reserved per block), shared among the groups. A block
   // that is not resident at the start would run its whole share after the others.
@@ -278,6 +286,22 @@ double estimate_waves(const Problem& p, const Candidate& c, int sms) {
   const int resident = resident_blocks(c, cfg);
   const std::int64_t waves = ceil_div(tile_count(p, c), std::int64_t{sms} * resident);
   return static_cast<double>(waves * resident) * tile_work(p, c, cfg);
+}
+
+std::int64_t k_tiles(const Problem& p, const Candidate& c) {
+  return ceil_div(p.gemm_k(), c.k_chunks * 16 / static_cast<std::int64_t>(p.elem_bytes()));
+}
+
+// Turns stream-K on in `cfg` (tile c): the resident blocks, at most one per k-tile.
+void use_stream_k(Config& cfg, const Problem& p, const Candidate& c, int sms) {
+  const std::int64_t units = cfg.tiles * k_tiles(p, c);
+  cfg.stream_k_blocks = static_cast<int>(std::min<std::int64_t>(std::int64_t{sms} * resident_blocks(c, cfg), units));
+  cfg.grid_x = cfg.stream_k_blocks;
+}
+
+// Whether stream-K can run `cfg`: a pipelined, non-persistent matrix tile of one group.
+bool stream_k_fits(const Config& cfg, const Candidate& c) {
+  return c.kernel == Kernel::matrix && !c.persistent && cfg.tile.stages > 1 && cfg.grid_y == 1;
 }
 
 // The wgmma tile of least estimate_waves; the 128-accumulator ones are left out under a heavy
@@ -350,6 +374,7 @@ std::string Config::describe() const {
     if (tile.k_chunks != 4) s += " k" + std::to_string(tile.k_chunks * 16) + "B";
     if (tile.persistent) s += " persistent";
     if (tile.warpgroup) s += " wgmma";
+    if (stream_k_blocks > 0) s += " stream-k" + std::to_string(stream_k_blocks);
   }
   const char* la = a_loader == Loader::async16 ? "vec" : "gather";
   const char* lb = b_loader == Loader::async16 ? "vec" : "gather";
@@ -402,8 +427,12 @@ const Candidate* find_tile(const std::string& name, bool matrix, bool warpgroup 
 
 }  // namespace
 
-Config choose_config(const Problem& p, int sms, const std::string& force_tile, bool warpgroup_mma) {
+Config choose_config(const Problem& p, int sms, const std::string& force_tile_and_mode, bool warpgroup_mma) {
   if (sms <= 0) sms = kDefaultMultiprocessors;
+  // "<tile>/sk": that tile (or the heuristic's, for "/sk") with stream-K.
+  const std::size_t slash = force_tile_and_mode.find('/');
+  const std::string force_tile = force_tile_and_mode.substr(0, slash);
+  const std::string mode = slash == std::string::npos ? "" : force_tile_and_mode.substr(slash + 1);
   const bool matrix = uses_matrix_units(p);
   const bool warpgroup = warpgroup_mma && p.elem != Elem::f32;  // wgmma tiles: fp16 / bf16
   std::vector<const Candidate*> pool;
@@ -458,7 +487,9 @@ Config choose_config(const Problem& p, int sms, const std::string& force_tile, b
       break;
     }
   }
-  return make_config(p, *best, sms);
+  Config cfg = make_config(p, *best, sms);
+  if (mode == "sk" && stream_k_fits(cfg, *best)) use_stream_k(cfg, p, *best, sms);
+  return cfg;
 }
 
 std::string generate_header(const Problem& p, const Config& c) {
@@ -475,6 +506,9 @@ std::string generate_header(const Problem& p, const Config& c) {
        ", BMode = " + std::to_string(static_cast<int>(c.b_loader)) + ";  // 0: 16-byte vectors, 1: gathered\n";
   s += "constexpr bool OutAlongK = " + b(c.out_along_k) + ";\n";
   s += "constexpr int OutVec = " + std::to_string(c.out_vec) + ";\n";
+  s += "constexpr int PackTileChannels = " + std::to_string(std::max(c.pack_tile_channels, 8)) +
+       ";  // hf_igemm_pack_input's tile\n";
+  s += "constexpr long long StreamKBlocks = " + std::to_string(c.stream_k_blocks) + ";  // 0: a block per tile\n";
   s += "constexpr bool Tf32 = " + b(p.elem == Elem::f32 && c.kernel == Kernel::matrix) + ";\n";
   s += "}  // namespace hfi\n";
   return s;

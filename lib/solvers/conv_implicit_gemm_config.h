@@ -70,12 +70,17 @@ struct Config {
   // where gathering A would load every x value R*S times element by element, and on the
   // matrix kernel with a prologue, which would be evaluated R*S times per x value.
   bool pack_input = false;
+  int pack_tile_channels = 0;  // pack_input's tile: channels (up to 64) x 4096 / that many pixels
   bool out_along_k = true;  // y stored in vectors along channels (else along pixels)
   int out_vec = 1;          // elements per output store
   bool index64 = false;     // some tensor spans >= 2^31 elements
   int threads = 0;
   int shared_bytes = 0;     // dynamic shared memory per block
-  std::int64_t grid_x = 0;  // (m tiles) * (n tiles)
+  std::int64_t tiles = 0;   // output tiles per group: (m tiles) * (n tiles)
+  std::int64_t grid_x = 0;  // tiles; fewer for persistent and stream-K tiles
+  // Stream-K (matrix kernel, forced only): this many blocks (the resident count) split the
+  // GEMM's k-tiles evenly instead of taking a tile each, and sum shared tiles through scratch; 0: off.
+  int stream_k_blocks = 0;
   int grid_y = 0;           // groups
   std::string source() const { return kernel == Kernel::matrix ? "conv_igemm.hip" : "conv_igemm_simt.hip"; }
   std::string entry() const { return kernel == Kernel::matrix ? "hf_conv_igemm" : "hf_conv_igemm_simt"; }
@@ -96,7 +101,9 @@ std::string why_not(const Problem& problem, const std::string& arch);
 // "128x128k64", "128x128w8k64", "256x64k64", "128x64k64", "128x64w8k64", the persistent "128x64k64p", the
 // warpgroup ones "wg128x128", "wg128x64", "wg64x128", "wg128x256", "wg256x128" (fp16/bf16, only where
 // `warpgroup_mma`: a forced one elsewhere falls back to the heuristic), or a SIMT one: "simt128x128",
-// "simt128x64", "simt64x64". `warpgroup_mma`: the target has wgmma (has_warpgroup_mma).
+// "simt128x64", "simt64x64"; a "/sk" suffix ("<tile>/sk", or "/sk" for the heuristic's tile)
+// turns stream-K on for a pipelined matrix tile (never chosen automatically: slower on the
+// H200). `warpgroup_mma`: the target has wgmma (has_warpgroup_mma).
 Config choose_config(const Problem& problem, int sms, const std::string& force_tile = {}, bool warpgroup_mma = false);
 
 // The generated header hf_igemm.h (namespace hfi): dtype, geometry, strides, tile, loaders,

@@ -90,6 +90,7 @@ class IgemmRun {
     return invoker.launch(nullptr, x != nullptr ? x : x_->data(), y_->data(), args_);
   }
   void poison() { y_->poison(); }
+  std::vector<unsigned char> output_bytes() const { return y_->buffer.read(); }
   DeviceTensor& x() { return *x_; }
   std::int64_t reduction() const { return reduction_; }
 
@@ -255,6 +256,89 @@ TEST_CASE("igemm: odd channels, dilation, groups and a prologue") {
     for (Lay lay : kAllLayouts) {
       for (const Shape& sh : shapes) run_checked(v.type, lay, sh, Epi::bn_act_residual, v.tf32, seed++);
       run_checked(v.type, lay, {2, 32, 12, 12, 48, 3, 3, 1, 1}, Epi::prologue, v.tf32, seed++);
+    }
+  }
+}
+
+// The NCHW re-layout (hf_igemm_pack_input) moves pixels in accesses of 8, 4, 2 or 1
+// elements (whatever divides H*W and the alignment of x allows) and channels in tiles of
+// 8 to 64: each width, partial channel and pixel tiles, and x one element off alignment
+// (the scalar walk), with and without a prologue applied on the way.
+TEST_CASE("igemm: NCHW input re-layout: every access width, partial tiles, misaligned x") {
+  const Shape shapes[] = {
+      {2, 96, 16, 16, 64, 3, 3, 1, 1},  // H*W % 8 == 0; 96 channels: a full and a half tile
+      {2, 64, 14, 14, 32, 3, 3, 1, 2},  // H*W = 196: 4-element accesses
+      {2, 24, 5, 6, 40, 3, 3, 1, 1},    // H*W = 30: 2-element accesses; a 32-channel tile
+      {2, 16, 7, 7, 24, 3, 3, 1, 1},    // H*W = 49: one element at a time; a 16-channel tile
+      {2, 8, 9, 9, 16, 3, 3, 1, 1},     // 8 channels, 512 pixels a tile
+  };
+  std::uint64_t seed = 900;
+  for (DataType type : {DataType::half, DataType::bfloat16, DataType::float32}) {
+    for (const Shape& sh : shapes) {
+      for (Epi epi : {Epi::bias_relu, Epi::prologue}) {
+        for (bool misaligned : {false, true}) {
+          IgemmRun run(type, Lay::nchw, sh, epi, false, seed++);
+          const igemm::Config config = run.config();
+          CAPTURE(config.describe());
+          CAPTURE(misaligned);
+          REQUIRE(config.pack_input);
+          auto invoker = run.build(config);
+          // x again, one element past an aligned address.
+          const std::size_t elem = size_of(type), bytes = run.x().buffer.bytes();
+          DeviceBuffer shifted(bytes + elem);
+          char* x = static_cast<char*>(shifted.data()) + (misaligned ? elem : 0);
+          HF_REQUIRE_HIP(hipMemcpy(x, run.x().data(), bytes, hipMemcpyDeviceToDevice));
+          run.poison();
+          HF_REQUIRE_HIP(run.launch(*invoker, x));
+          HF_REQUIRE_HIP(hipDeviceSynchronize());
+          run.check(false);
+        }
+      }
+    }
+  }
+}
+
+// Stream-K: blocks own k-tile ranges; tiles split 2 to 9 ways (a k-tile a block on the small
+// grids, ranges across tile boundaries on the larger), the last share summing them. Run twice
+// per plan: the tile counters must be back at zero, and the sum is in a fixed order, so the
+// second output must equal the first bit for bit.
+TEST_CASE("igemm: stream-K on edges: tiles shared by many blocks, counters reset, deterministic sums") {
+  struct Case {
+    DataType type;
+    bool tf32;
+    Lay lay;
+    Shape shape;
+    Epi epi;
+    const char* tile;
+  };
+  const Case cases[] = {
+      {DataType::half, false, Lay::nhwc, {2, 64, 14, 14, 256, 3, 3, 1, 1}, Epi::bias_relu, "wg128x256/sk"},
+      {DataType::half, false, Lay::nhwc, {8, 256, 14, 14, 256, 3, 3, 1, 1}, Epi::cbna, "wg128x256/sk"},
+      {DataType::bfloat16, false, Lay::nchw, {8, 256, 14, 14, 256, 3, 3, 1, 1}, Epi::bn_act_residual, "wg128x128/sk"},
+      {DataType::half, false, Lay::nhwc, {4, 512, 7, 7, 512, 3, 3, 1, 1}, Epi::bias_relu, "wg128x128/sk"},
+      {DataType::bfloat16, false, Lay::nhwc, {3, 17, 9, 11, 33, 3, 3, 1, 1}, Epi::bn_act_residual, "128x64/sk"},
+      {DataType::half, false, Lay::nchw, {2, 32, 12, 12, 48, 3, 3, 1, 1}, Epi::prologue, "128x64k64/sk"},
+      {DataType::float32, true, Lay::nhwc, {4, 64, 14, 14, 128, 3, 3, 1, 1}, Epi::bias_relu, "128x128/sk"},
+  };
+  std::uint64_t seed = 700;
+  for (const Case& c : cases) {
+    IgemmRun run(c.type, c.lay, c.shape, c.epi, c.tf32, seed++);
+    const igemm::Config config = run.config(c.tile);
+    CAPTURE(config.describe());
+    REQUIRE(config.stream_k_blocks > 0);
+    auto invoker = run.build(config);
+    std::vector<unsigned char> first;
+    for (int launch = 0; launch < 2; ++launch) {
+      CAPTURE(launch);
+      run.poison();
+      HF_REQUIRE_HIP(run.launch(*invoker));
+      HF_REQUIRE_HIP(hipDeviceSynchronize());
+      run.check(c.tf32);
+      if (launch == 0) {
+        first = run.output_bytes();
+      } else {
+        CHECK(run.output_bytes() == first);
+      }
     }
   }
 }

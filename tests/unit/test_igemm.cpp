@@ -276,6 +276,9 @@ TEST_CASE("igemm: every tile x data type x layout compiles for sm_90 with hipRTC
       // wgmma, compiled for sm_90a
       {DataType::half, false, {"wg128x128", "wg128x64", "wg64x128", "wg128x256", "wg256x128"}},
       {DataType::bfloat16, false, {"wg128x128", "wg128x64", "wg64x128", "wg128x256", "wg256x128"}},
+      // stream-K (k-tile ranges per block, shared tiles summed through scratch)
+      {DataType::half, false, {"wg128x256/sk", "wg128x128/sk", "128x64k64/sk", "128x128/sk"}},
+      {DataType::float32, true, {"128x128/sk"}},
   };
   int compiled = 0;
   for (const Variant& v : variants) {
@@ -299,7 +302,9 @@ TEST_CASE("igemm: every tile x data type x layout compiles for sm_90 with hipRTC
         CAPTURE(layout == Layout::nhwc ? "nhwc" : "nchw");
         const std::string type_name = name_of(v.type);
         CAPTURE(type_name);
-        CHECK(std::string(config.tile.name()) == tile);
+        const std::string name = tile;
+        CHECK(std::string(config.tile.name()) == name.substr(0, name.find('/')));
+        CHECK((config.stream_k_blocks > 0) == (name.find("/sk") != std::string::npos));
         rt::CompileReport report;
         std::vector<char> code;
         CHECK_NOTHROW(code = compiler.binary(ConvImplicitGemmSolver::request_for(*plan, config), "sm_90", 32, &report));
@@ -316,6 +321,46 @@ TEST_CASE("igemm: every tile x data type x layout compiles for sm_90 with hipRTC
   MESSAGE(compiled << " implicit-GEMM variants compiled for sm_90");
   compiler.set_disk_cache(saved);
   std::filesystem::remove_all(dir);
+}
+
+TEST_CASE("igemm: stream-K: forced only, the resident blocks, at most one per k-tile") {
+  // Batch-64 ResNet-50 layers, fp16 NHWC, on 132 SMs, whose tiles leave SMs idle in their
+  // last wave: the heuristic keeps one block per tile (stream-K measured slower there).
+  struct Layer {
+    int c, hw, k, r;
+  } layers[] = {{256, 14, 256, 3}, {512, 7, 512, 3}, {2048, 7, 512, 1}, {1024, 14, 256, 1}};
+  for (const Layer& l : layers) {
+    CAPTURE(l.c);
+    CAPTURE(l.k);
+    auto plan = make_plan(reference_layer(DataType::half, Layout::nhwc, l.c, l.hw, l.k, l.r));
+    const igemm::Config c = ConvImplicitGemmSolver::config_for(*plan, sm90());
+    CHECK(c.stream_k_blocks == 0);
+    CHECK(c.grid_x == c.tiles);
+    CHECK(c.tiles < 132);
+    // "/sk": the same tile, 132 blocks (one resident per SM for these tiles), in the header.
+    const igemm::Config sk = ConvImplicitGemmSolver::config_for(*plan, sm90(), "/sk");
+    CAPTURE(sk.describe());
+    CHECK(sk.tile.name() == std::string(c.tile.name()));
+    CHECK(sk.stream_k_blocks == 132);
+    CHECK(sk.grid_x == 132);
+    CHECK(ConvImplicitGemmSolver::request_for(*plan, sk).generated_headers[1].text.find("StreamKBlocks = 132") !=
+          std::string::npos);
+    CHECK(ConvImplicitGemmSolver::config_for(*plan, sm90(), "128x64/sk").stream_k_blocks > 0);
+  }
+  // Never more blocks than k-tiles: a tiny GEMM (1 tile of 9 k-tiles) forced to stream-K.
+  ConvCase tiny;
+  tiny.n = 1;
+  tiny.h = tiny.w = 8;
+  tiny.c = tiny.k = 32;
+  const igemm::Config t = ConvImplicitGemmSolver::config_for(*make_plan(tiny), sm90(), "128x128/sk");
+  CHECK(t.tiles == 1);
+  CHECK(t.stream_k_blocks == 9);  // 3x3x32 = 288 = 9 k-tiles of 32: a block each
+  // Not for a single-k-tile GEMM (one stage, nothing to split) or a persistent tile.
+  ConvCase one = tiny;
+  one.r = one.s = 1;
+  one.pad = 0;
+  CHECK(ConvImplicitGemmSolver::config_for(*make_plan(one), sm90(), "128x128/sk").stream_k_blocks == 0);
+  CHECK(ConvImplicitGemmSolver::config_for(*make_plan(tiny), sm90(), "128x64k64p/sk").stream_k_blocks == 0);
 }
 
 TEST_CASE("igemm: BK 64 tiles: shared memory, stages cut to the k-tiles, sweep-only") {
