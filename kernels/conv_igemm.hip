@@ -28,6 +28,9 @@
 // are reused), then each thread takes OutVec consecutive outputs along the output's
 // contiguous dimension (channels for NHWC, pixels for NCHW), applies alpha and the fused ops
 // in fp32, rounds once and writes them with one vector store.
+// Grid: a block per output tile; persistent tiles loop over the tiles; stream-K (forced by the
+// host only, hfi::StreamKBlocks) splits the k-tiles of all tiles evenly over the resident
+// blocks (below).
 #include "common/igemm.h"
 
 namespace igemm {

@@ -543,7 +543,7 @@ TEST_CASE("igemm: tile sweep on the reference layers" * doctest::skip()) {
   const std::vector<std::string> matrix = {"128x128",    "128x128w8",    "256x64",    "128x64",    "64x64",
                                            "128x128k64", "128x128w8k64", "256x64k64", "128x64k64", "128x64w8k64",
                                            "128x64k64p", "wg128x128",    "wg128x64",  "wg64x128",  "wg128x256",
-                                           "wg256x128"};
+                                           "wg256x128",  "wg128x128/sk", "wg128x256/sk"};  // /sk: stream-K
   const std::vector<std::string> simt = {"simt128x128", "simt128x64", "simt64x64"};
   std::vector<Layer> layers(std::begin(kLayers), std::end(kLayers));
   layers.insert(layers.end(), std::begin(kSweepExtra), std::end(kSweepExtra));
