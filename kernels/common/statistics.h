@@ -33,28 +33,37 @@ struct Moments {
 constexpr int kFoldEvery = 256;
 static_assert((kFoldEvery & (kFoldEvery - 1)) == 0, "a power of two: the test is a mask");
 
+// Counts a thread's values in units of V; says when a run of kFoldEvery ends.
+struct RunCount {
+  int n = 0;  // a partial has at most 2^24 rows (bn_tiling.cpp); 32 bits keep the count cheap
+  template <int V>
+  HF_DEVICE bool add_unit() {
+    static_assert(kFoldEvery % V == 0, "runs end on whole units");
+    n += V;
+    return (n & (kFoldEvery - 1)) == 0;
+  }
+};
+
 // A thread's running sums of x - shift (shift: one value of the same column, so that the
 // sums stay small relative to the spread; cheaper per element than Welford's division).
 struct ShiftedSums {
   float shift;
   float s1 = 0.0f, s2 = 0.0f;  // the current run
   double t1 = 0.0, t2 = 0.0;   // the folded runs
-  int n = 0;  // a partial has at most 2^24 rows (bn_tiling.cpp); 32 bits keep the count cheap
+  RunCount count;
 
   HF_DEVICE explicit ShiftedSums(float column_shift) : shift(column_shift) {}
 
-  // V values of one unit of rows (kFoldEvery is a multiple of V, so runs end on units).
+  // V values of one unit of rows.
   template <int V>
   HF_DEVICE void add(const float (&x)[V]) {
-    static_assert(kFoldEvery % V == 0, "runs end on whole units");
 #pragma unroll
     for (int j = 0; j < V; ++j) {
       const float v = x[j] - shift;
       s1 += v;
       s2 = fmaf(v, v, s2);
     }
-    n += V;
-    if ((n & (kFoldEvery - 1)) == 0) fold();
+    if (count.add_unit<V>()) fold();
   }
   HF_DEVICE void fold() {
     t1 += s1;
@@ -62,12 +71,12 @@ struct ShiftedSums {
     s1 = s2 = 0.0f;
   }
   HF_DEVICE Moments<float> moments() {
-    if (n == 0) return {0.0f, 0.0f, 0.0f};
+    if (count.n == 0) return {0.0f, 0.0f, 0.0f};
     fold();
-    const double count = static_cast<double>(n);
-    const double mean_shifted = t1 / count;
+    const double mean_shifted = t1 / static_cast<double>(count.n);
     const double m2 = t2 - t1 * mean_shifted;
-    return {static_cast<float>(n), static_cast<float>(shift + mean_shifted), m2 > 0.0 ? static_cast<float>(m2) : 0.0f};
+    return {static_cast<float>(count.n), static_cast<float>(shift + mean_shifted),
+            m2 > 0.0 ? static_cast<float>(m2) : 0.0f};
   }
 };
 
@@ -86,7 +95,7 @@ struct GradientSums {
 struct GradientRun {
   float dz = 0.0f, xhat_dz = 0.0f;  // the current run
   double total_dz = 0.0, total_xhat_dz = 0.0;
-  int n = 0;
+  RunCount count;
 
   HF_DEVICE void add(float xhat, float dz_value) {
     dz += dz_value;
@@ -95,9 +104,7 @@ struct GradientRun {
   // After each unit of V rows.
   template <int V>
   HF_DEVICE void end_unit() {
-    static_assert(kFoldEvery % V == 0, "runs end on whole units");
-    n += V;
-    if ((n & (kFoldEvery - 1)) == 0) fold();
+    if (count.add_unit<V>()) fold();
   }
   HF_DEVICE void fold() {
     total_dz += dz;

@@ -162,6 +162,11 @@ int resident_blocks(const Candidate& c, const Config& cfg) {
   return std::min(c.min_blocks, by_smem);
 }
 
+// K-tiles of the matrix kernel's GEMM (BK = k_chunks 16-byte chunks).
+std::int64_t k_tiles(const Problem& p, const Candidate& c) {
+  return ceil_div(p.gemm_k(), c.k_chunks * 16 / static_cast<std::int64_t>(p.elem_bytes()));
+}
+
 Config make_config(const Problem& p, const Candidate& c, int sms) {
   Config cfg;
   cfg.kernel = c.kernel;
@@ -171,8 +176,7 @@ Config make_config(const Problem& p, const Candidate& c, int sms) {
     // More stages than k-tiles + 1 only take shared memory (and resident blocks): with
     // Stages - 1 >= k-tiles every tile is in flight after the prologue. A single k-tile
     // needs a single stage (the kernel then loads, waits and computes).
-    const std::int64_t bk = c.k_chunks * 16 / static_cast<std::int64_t>(p.elem_bytes());
-    const std::int64_t ktiles = ceil_div(p.gemm_k(), bk);
+    const std::int64_t ktiles = k_tiles(p, c);
     const std::int64_t useful = ktiles + (c.warpgroup ? 2 : 1);  // wgmma keeps one stage more in use
     cfg.tile.stages = ktiles <= 1 ? 1 : static_cast<int>(std::min<std::int64_t>(c.stages, useful));
   }
@@ -286,10 +290,6 @@ double estimate_waves(const Problem& p, const Candidate& c, int sms) {
   const int resident = resident_blocks(c, cfg);
   const std::int64_t waves = ceil_div(tile_count(p, c), std::int64_t{sms} * resident);
   return static_cast<double>(waves * resident) * tile_work(p, c, cfg);
-}
-
-std::int64_t k_tiles(const Problem& p, const Candidate& c) {
-  return ceil_div(p.gemm_k(), c.k_chunks * 16 / static_cast<std::int64_t>(p.elem_bytes()));
 }
 
 // Turns stream-K on in `cfg` (tile c): the resident blocks, at most one per k-tile.
