@@ -103,8 +103,8 @@ HF_DEVICE hf::GradientSums<float> thread_sums(const hf::BnBackwardArgs& args, co
           const Element e = element(args, c, in.x.v[j], in.dy.v[j], in.y.v[j]);
           run.add(e.xhat, e.dz);
         }
-        run.end_unit<V>();
-      });
+      },
+      [&](int units) { run.end_batch<V>(units); });
   return run.sums();
 }
 

@@ -68,7 +68,8 @@ HF_DEVICE hf::Moments<float> thread_moments(const hf::BnForwardArgs& args, const
   hf::ShiftedSums sums(hf::load_float<data_t>(args.x, x(0)));
   Tiles::for_each_row<V, false, kBatch<V>>(
       p, [&](index_t row) { return hf::load_values<data_t, V>(args.x, x(row)); },
-      [&](index_t, const hf::Values<V>& in) { sums.add(in.v); });
+      [&](index_t, const hf::Values<V>& in) { sums.add(in.v); },
+      [&](int units) { sums.end_batch<V>(units); });
   return sums.moments();
 }
 

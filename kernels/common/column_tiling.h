@@ -73,6 +73,11 @@ struct RowLayout {
                                       (G::N == 1 || G::stride_n % V == 0) && (G::C == 1 || G::stride_c % V == 0);
 };
 
+// ColumnTiling::for_each_row's default end_batch: nothing.
+struct NoBatchHook {
+  HF_DEVICE void operator()(int) const {}
+};
+
 template <class G, class T>
 struct ColumnTiling {
   static constexpr index_t columns = T::spatial ? G::C : G::C * G::spatial;
@@ -163,8 +168,10 @@ struct ColumnTiling {
   // are issued several units at a time before their uses, so each thread keeps several
   // memory requests in flight (one at a time leaves the memory system idle; stores in `use`
   // would otherwise order later loads): by default 8 scalar or 4 vector loads per tensor.
-  template <int V, bool Reverse = false, int kBatch = (V == 1 ? 8 : 4), class Load, class Use>
-  static HF_DEVICE void for_each_row(const Place& p, Load load, Use use) {
+  // end_batch(units) follows each batch's uses (bookkeeping paid per batch, not per unit).
+  template <int V, bool Reverse = false, int kBatch = (V == 1 ? 8 : 4), class Load, class Use,
+            class EndBatch = NoBatchHook>
+  static HF_DEVICE void for_each_row(const Place& p, Load load, Use use, EndBatch end_batch = {}) {
     constexpr index_t unit_step = static_cast<index_t>(T::tile_rows) * V;
     const index_t first = p.row_begin + static_cast<index_t>(p.row_lane) * V;
     const index_t count = first < p.row_end ? (p.row_end - first + unit_step - 1) / unit_step : 0;
@@ -177,6 +184,7 @@ struct ColumnTiling {
       for (int b = 0; b < kBatch; ++b) values[b] = load(row + b * step);
 #pragma unroll
       for (int b = 0; b < kBatch; ++b) use(row + b * step, values[b]);
+      end_batch(kBatch);
     }
     // The rest (fewer than kBatch units) in one batch too: a thread of a small partial (a
     // 7x7 plane: ~12 rows a thread) would otherwise wait for its last loads one at a time.
@@ -191,6 +199,7 @@ struct ColumnTiling {
       for (int b = 0; b < kBatch; ++b) {
         if (k + b < count) use(row + b * step, values[b]);
       }
+      end_batch(static_cast<int>(count - k));
     }
   }
 

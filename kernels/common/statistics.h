@@ -28,19 +28,22 @@ struct Moments {
 
 // A thread adds up tens of thousands of values per sum on the largest tensors (2^30 rows
 // a column: ~16,000 a thread). One fp32 accumulator that long loses ~sqrt(n) ulps, 1e-5
-// relative at that size (measured), so the threads' accumulators add kFoldEvery values in
-// fp32, then fold the run into fp64 totals: fp32 work per element, fp64 accuracy per run.
+// relative at that size (measured), so the threads' accumulators add runs of about
+// kFoldEvery values in fp32, then fold each run into fp64 totals: fp32 work per element,
+// fp64 accuracy per run. The check for the end of a run comes once per batch of units
+// (ColumnTiling::for_each_row's end_batch), not per unit: per scalar unit it cost ~14% of
+// the 7x7-plane walk (docs/PERF_NOTES.md v7).
 constexpr int kFoldEvery = 256;
-static_assert((kFoldEvery & (kFoldEvery - 1)) == 0, "a power of two: the test is a mask");
 
-// Counts a thread's values in units of V; says when a run of kFoldEvery ends.
+// Counts a thread's values; says when a batch of units took the count past a multiple of
+// kFoldEvery (a run then holds at most kFoldEvery + one batch of values).
 struct RunCount {
   int n = 0;  // a partial has at most 2^24 rows (bn_tiling.cpp); 32 bits keep the count cheap
   template <int V>
-  HF_DEVICE bool add_unit() {
-    static_assert(kFoldEvery % V == 0, "runs end on whole units");
-    n += V;
-    return (n & (kFoldEvery - 1)) == 0;
+  HF_DEVICE bool add_units(int units) {
+    const int before = n;
+    n += V * units;
+    return before / kFoldEvery != n / kFoldEvery;
   }
 };
 
@@ -63,7 +66,11 @@ struct ShiftedSums {
       s1 += v;
       s2 = fmaf(v, v, s2);
     }
-    if (count.add_unit<V>()) fold();
+  }
+  // After each batch of `units` units of V values.
+  template <int V>
+  HF_DEVICE void end_batch(int units) {
+    if (count.add_units<V>(units)) fold();
   }
   HF_DEVICE void fold() {
     t1 += s1;
@@ -101,10 +108,10 @@ struct GradientRun {
     dz += dz_value;
     xhat_dz = fmaf(xhat, dz_value, xhat_dz);
   }
-  // After each unit of V rows.
+  // After each batch of `units` units of V rows.
   template <int V>
-  HF_DEVICE void end_unit() {
-    if (count.add_unit<V>()) fold();
+  HF_DEVICE void end_batch(int units) {
+    if (count.add_units<V>(units)) fold();
   }
   HF_DEVICE void fold() {
     total_dz += dz;
