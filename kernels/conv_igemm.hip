@@ -58,7 +58,13 @@ constexpr bool kTf32 = hfi::Tf32;
 
 static_assert(HF_WARP_SIZE % 32 == 0, "the mma groups are 32 threads");
 static_assert(MI >= 1 && NI >= 2 && NI % 2 == 0 && WTM % 16 == 0 && WTN % 16 == 0, "warp tile");
-static_assert((BM * kChunks) % kThreads == 0 && (BN * kChunks) % kThreads == 0, "loader slots");
+static_assert((BM * kChunks) % kThreads == 0 && kThreads % kChunks == 0, "A loader slots");
+// B's chunks need not divide among the threads: with 3 warpgroups (384 threads) a 128-row B
+// tile is 1024 chunks, so the last of a thread's ceil(1024 / 384) = 3 slots exists for only
+// some threads (b_slot_used).
+constexpr int kBChunks = BN * kChunks;
+constexpr int kBSlots = (kBChunks + kThreads - 1) / kThreads;
+HF_DEVICE bool b_slot_used(int tid, int slot) { return kBChunks % kThreads == 0 || tid + slot * kThreads < kBChunks; }
 static_assert(kStages >= (kWarpgroupMma ? 3 : 2) || KT == 1, "at least double buffering (one stage: K fits one k-tile)");
 static_assert(kChunks == 4 || kChunks == 8, "k-tile rows of 64 or 128 bytes");
 static_assert(kTf32 == (sizeof(T) == 4), "fp32 data runs on the matrix units only as tf32");
@@ -209,7 +215,7 @@ struct BLoader;
 
 template <>
 struct BLoader<kAsync16> {
-  static constexpr int kSlots = BN * kChunks / kThreads;
+  static constexpr int kSlots = kBSlots;
   static constexpr int kRowStep = kThreads / kChunks;
   int row0, chunk, n0, group;
 
@@ -225,6 +231,7 @@ struct BLoader<kAsync16> {
     const Tap tap = decode_kk(k_ok ? kk : 0);
 #pragma unroll
     for (int i = 0; i < kSlots; ++i) {
+      if (!b_slot_used(row0 * kChunks + chunk, i)) break;
       const int n = n0 + row0 + i * kRowStep;
       const bool ok = k_ok && n < kNg;
       hf::cp_async16(stage + BM * kRowBytes + swizzle(row0 + i * kRowStep, chunk),
@@ -236,7 +243,7 @@ struct BLoader<kAsync16> {
 
 template <>
 struct BLoader<kGather> {
-  static constexpr int kSlots = BN * kChunks / kThreads;
+  static constexpr int kSlots = kBSlots;
   static constexpr bool kChunkShareTap = kCg % kVec == 0;
   Vec<T, kVec> regs[kSlots];
   int tid_, n0, group;
@@ -252,6 +259,7 @@ struct BLoader<kGather> {
   HF_DEVICE void fetch(const T* HF_RESTRICT w, int kt, char*, const hf::ChainArgs&) {
 #pragma unroll
     for (int i = 0; i < kSlots; ++i) {
+      if (!b_slot_used(tid_, i)) break;
       const int n = n0 + row_of(tid_, i);
       const int kk0 = kt * BK + chunk_of(tid_, i) * kVec;
       if constexpr (kChunkShareTap) {
@@ -271,6 +279,7 @@ struct BLoader<kGather> {
   HF_DEVICE void deposit(char* stage) const {
 #pragma unroll
     for (int i = 0; i < kSlots; ++i) {
+      if (!b_slot_used(tid_, i)) break;
       *reinterpret_cast<Vec<T, kVec>*>(stage + BM * kRowBytes + swizzle(row_of(tid_, i), chunk_of(tid_, i))) =
           regs[i];
     }

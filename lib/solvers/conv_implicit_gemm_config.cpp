@@ -98,6 +98,10 @@ constexpr Candidate kWarpgroupTiles[] = {
     {"wg128x256", Kernel::matrix, 128, 256, 8, 1, 4, 1, 2.2, 8, false, true},
     // 2 warpgroups of 2 x 64x128 (128 accumulators), 4 stages of 48 KB: 1 block per SM.
     {"wg256x128", Kernel::matrix, 256, 128, 8, 1, 4, 1, 2.1, 8, false, true},
+    // 3 warpgroups of 64x128 (64 accumulators), 5 stages of 40 KB: 1 block of 12 warps per SM.
+    // For the layers whose M = 12544 (14x14 at batch 64) leaves 128-row tiles partly empty
+    // waves: 66 x 2 = 132 tiles of 192x128 for N = 256 (128x256: 98 blocks on 132 SMs).
+    {"wg192x128", Kernel::matrix, 192, 128, 12, 1, 5, 1, 2.1, 8, false, true},
 };
 // wgmma pays where each row of A meets at least this many output channels: with 64, every A
 // element (re-read from L2 R*S times by the implicit GEMM) feeds only 64 multiply-adds and

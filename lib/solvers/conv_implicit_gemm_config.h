@@ -99,7 +99,7 @@ std::string why_not(const Problem& problem, const std::string& arch);
 // multiprocessor count (0: assume 132). `force_tile` (tests, benchmarks) picks a named
 // matrix tile: "128x128", "128x128w8", "256x64", "128x64", "64x64", "128x32", the BK = 64 ones
 // "128x128k64", "128x128w8k64", "256x64k64", "128x64k64", "128x64w8k64", the persistent "128x64k64p", the
-// warpgroup ones "wg128x128", "wg128x64", "wg64x128", "wg128x256", "wg256x128" (fp16/bf16, only where
+// warpgroup ones "wg128x128", "wg128x64", "wg64x128", "wg128x256", "wg256x128", "wg192x128" (fp16/bf16, only where
 // `warpgroup_mma`: a forced one elsewhere falls back to the heuristic), or a SIMT one: "simt128x128",
 // "simt128x64", "simt64x64"; a "/sk" suffix ("<tile>/sk", or "/sk" for the heuristic's tile)
 // turns stream-K on for a pipelined matrix tile (never chosen automatically: slower on the

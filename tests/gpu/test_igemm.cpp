@@ -431,14 +431,15 @@ TEST_CASE("igemm: BK 64 tiles on edges, fp16/bf16 x NHWC/NCHW") {
   run_tiles_on_edges({"128x128k64", "128x128w8k64", "256x64k64", "128x64k64", "128x64w8k64", "128x64k64p"}, true, 700);
 }
 
-// The warpgroup tiles (wgmma from the swizzled shared memory, one k-tile in flight, 1 or 2
-// warpgroups, N of 64, 128 and 256), on Hopper only.
+// The warpgroup tiles (wgmma from the swizzled shared memory, one k-tile in flight, 1 to 3
+// warpgroups, N of 64, 128 and 256; with 3, B's chunks are not a multiple of the threads), on
+// Hopper only.
 TEST_CASE("igemm: warpgroup (wgmma) tiles on edges, fp16/bf16 x NHWC/NCHW") {
   if (!igemm::has_warpgroup_mma(device_target().arch)) {
     MESSAGE("no wgmma on " << device_target().arch << ": skipped");
     return;
   }
-  run_tiles_on_edges({"wg128x128", "wg128x64", "wg64x128", "wg128x256", "wg256x128"}, false, 900);
+  run_tiles_on_edges({"wg128x128", "wg128x64", "wg64x128", "wg128x256", "wg256x128", "wg192x128"}, false, 900);
 }
 
 namespace {
@@ -536,17 +537,10 @@ const Layer kSweepExtra[] = {
 
 }  // namespace
 
-// Not part of the regular suite ("*" skips it): times every tile on the reference layers and
-// a few more, the data behind the heuristic (docs/PERF_NOTES.md). Run with -tc="igemm: tile sweep*".
-TEST_CASE("igemm: tile sweep on the reference layers" * doctest::skip()) {
-  print_header();
-  const std::vector<std::string> matrix = {"128x128",    "128x128w8",    "256x64",    "128x64",    "64x64",
-                                           "128x128k64", "128x128w8k64", "256x64k64", "128x64k64", "128x64w8k64",
-                                           "128x64k64p", "wg128x128",    "wg128x64",  "wg64x128",  "wg128x256",
-                                           "wg256x128",  "wg128x128/sk", "wg128x256/sk"};  // /sk: stream-K
+// Times `tiles` (or the SIMT ones for fp32) on `layers`, both layouts, each output checked.
+void sweep_tiles(const std::vector<Layer>& layers, const std::vector<std::string>& matrix) {
   const std::vector<std::string> simt = {"simt128x128", "simt128x64", "simt64x64"};
-  std::vector<Layer> layers(std::begin(kLayers), std::end(kLayers));
-  layers.insert(layers.end(), std::begin(kSweepExtra), std::end(kSweepExtra));
+  print_header();
   for (const Layer& l : layers) {
     for (Lay lay : {Lay::nhwc, Lay::nchw}) {
       IgemmRun run(l.type, lay, l.shape, Epi::bias_relu, false, 600);
@@ -569,4 +563,38 @@ TEST_CASE("igemm: tile sweep on the reference layers" * doctest::skip()) {
       }
     }
   }
+}
+
+// Not part of the regular suite ("*" skips it): times every tile on the reference layers and
+// a few more, the data behind the heuristic (docs/PERF_NOTES.md). Run with -tc="igemm: tile sweep*".
+TEST_CASE("igemm: tile sweep on the reference layers" * doctest::skip()) {
+  std::vector<Layer> layers(std::begin(kLayers), std::end(kLayers));
+  layers.insert(layers.end(), std::begin(kSweepExtra), std::end(kSweepExtra));
+  sweep_tiles(layers, {"128x128",    "128x128w8",    "256x64",    "128x64",    "64x64",     "128x128k64",
+                       "128x128w8k64", "256x64k64",  "128x64k64", "128x64w8k64", "128x64k64p", "wg128x128",
+                       "wg128x64",   "wg64x128",     "wg128x256", "wg256x128", "wg192x128", "wg128x128/sk",
+                       "wg128x256/sk"});  // /sk: stream-K
+}
+
+// Not part of the regular suite: the wgmma tiles on the ResNet-50 layers (batch 64) that the
+// heuristic gives to wgmma; M = 12544 (14x14) and 3136 (7x7) make partly empty last waves for
+// some tiles on 132 SMs.
+TEST_CASE("igemm: tile sweep of the wgmma tiles on the ResNet-50 wgmma layers" * doctest::skip()) {
+  const std::vector<Layer> layers = {
+      {"3x3 128->128 56 s2", DataType::half, {64, 128, 56, 56, 128, 3, 3, 1, 2}, 0},
+      {"3x3 128->128 28x28", DataType::half, {64, 128, 28, 28, 128, 3, 3, 1, 1}, 0},
+      {"1x1 512->256 28x28", DataType::half, {64, 512, 28, 28, 256, 1, 1, 0, 1}, 0},
+      {"3x3 256->256 28 s2", DataType::half, {64, 256, 28, 28, 256, 3, 3, 1, 2}, 0},
+      {"1x1 256->1024 14x14", DataType::half, {64, 256, 14, 14, 1024, 1, 1, 0, 1}, 0},
+      {"1x1 512->1024 28 s2", DataType::half, {64, 512, 28, 28, 1024, 1, 1, 0, 2}, 0},
+      {"1x1 1024->256 14x14", DataType::half, {64, 1024, 14, 14, 256, 1, 1, 0, 1}, 0},
+      {"3x3 256->256 14x14", DataType::half, {64, 256, 14, 14, 256, 3, 3, 1, 1}, 0},
+      {"1x1 1024->512 14x14", DataType::half, {64, 1024, 14, 14, 512, 1, 1, 0, 1}, 0},
+      {"3x3 512->512 14 s2", DataType::half, {64, 512, 14, 14, 512, 3, 3, 1, 2}, 0},
+      {"1x1 512->2048 7x7", DataType::half, {64, 512, 7, 7, 2048, 1, 1, 0, 1}, 0},
+      {"1x1 1024->2048 14 s2", DataType::half, {64, 1024, 14, 14, 2048, 1, 1, 0, 2}, 0},
+      {"1x1 2048->512 7x7", DataType::half, {64, 2048, 7, 7, 512, 1, 1, 0, 1}, 0},
+      {"3x3 512->512 7x7", DataType::half, {64, 512, 7, 7, 512, 3, 3, 1, 1}, 0},
+  };
+  sweep_tiles(layers, {"wg192x128", "wg128x256", "wg128x128", "wg256x128", "wg64x128"});
 }
