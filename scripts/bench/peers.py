@@ -14,7 +14,8 @@ Runs on the GPU machine only (needs torch with CUDA). Sub-commands:
 
 Timing method (the same for every side; see docs/PERF.md "Method"): fresh random inputs
 (uniform in [-1, 1], never zeros), untimed warm-up (which includes cuDNN's autotuning and
-torch.compile's compilation), CUDA events around each single call, median of ITERS calls.
+torch.compile's compilation), CUDA events around each single call with the GPU kept busy before it
+(time_calls), median of ITERS calls.
 Inputs rotate among several buffer sets so that one timed call's working set plus the sets
 around it exceed the L2 several times (the rule in rotation_sets(), the one the driver uses).
 TF32 is off (cuDNN and matmul) so fp32 peers compute in true fp32 like hipfuse.
@@ -131,19 +132,55 @@ def summarize(us: list[float]) -> dict:
     return {"min_us": s[0], "median_us": med, "max_us": s[-1], "mean_us": sum(s) / n, "samples": n}
 
 
+# Before each timed call the GPU spins (torch.cuda._sleep, no memory touched) for SPACER_FACTOR
+# times the host's enqueue time of one call, at least SPACER_MIN_US, so that when the start event
+# is reached the call is already queued behind it: the host's per-call work (PyTorch dispatch,
+# cuDNN frontend lookups: 20-45 us a call on a slow host) cannot fall between the events. The
+# driver needs no spacer: its Execute costs ~4 us of host time, less than any case's kernels, so
+# its queue runs ahead of the GPU (host time in the driver records, execute_host_us).
+SPACER_FACTOR = 3.0
+SPACER_MIN_US = 50.0
+SPIN_CYCLES_PER_US = 2000  # at most 2 GHz (H200: 1.98): at least the asked-for time at any clock
+
+
+def host_enqueue_us(torch, call, nsets: int, calls: int = 10) -> float:
+    """Host time to enqueue one call (no synchronisation inside the loop)."""
+    torch.cuda.synchronize()
+    t0 = time.perf_counter()
+    for i in range(calls):
+        call(i % nsets)
+    spent = (time.perf_counter() - t0) / calls * 1e6
+    torch.cuda.synchronize()
+    return spent
+
+
 def time_calls(torch, call, nsets: int, warmup: int, iters: int) -> dict:
-    """call(i) runs one execution on buffer set i % nsets. Events around each timed call."""
+    """call(i) runs one execution on buffer set i % nsets. Events around each timed call, a GPU
+    spin before each (see SPACER_FACTOR); `median_us_unspaced` is the same loop without it (a
+    diagnostic: above median_us, the unspaced loop was bound by the host)."""
     for i in range(warmup):
         call(i % nsets)
-    torch.cuda.synchronize()
-    events = [(torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)) for _ in range(iters)]
-    for i, (start, end) in enumerate(events):
-        j = (warmup + i) % nsets
-        start.record()
-        call(j)
-        end.record()
-    torch.cuda.synchronize()
-    return summarize([s.elapsed_time(e) * 1e3 for s, e in events])
+    host_us = host_enqueue_us(torch, call, nsets)
+    spin = int(max(SPACER_MIN_US, SPACER_FACTOR * host_us) * SPIN_CYCLES_PER_US)
+
+    def timed(spaced: bool) -> list[float]:
+        torch.cuda.synchronize()
+        events = [(torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)) for _ in range(iters)]
+        for i, (start, end) in enumerate(events):
+            j = (warmup + i) % nsets
+            if spaced:
+                torch.cuda._sleep(spin)
+            start.record()
+            call(j)
+            end.record()
+        torch.cuda.synchronize()
+        return [s.elapsed_time(e) * 1e3 for s, e in events]
+
+    st = summarize(timed(True))
+    st["host_us"] = host_us
+    st["spacer_us"] = spin / SPIN_CYCLES_PER_US
+    st["median_us_unspaced"] = summarize(timed(False))["median_us"]
+    return st
 
 
 # ---- ceilings -------------------------------------------------------------------------------

@@ -401,7 +401,12 @@ rest); whatever a phase does not reach is recorded in run.json and listed as ski
 - Warm-up excluded: 10 untimed calls first (they include cuDNN's algorithm search with
   `torch.backends.cudnn.benchmark = True`, and torch.compile's compilation, timed apart).
 - CUDA events recorded around each single call; the figure is the median of 50 timed calls
-  (min / max / mean kept in the raw files).
+  (min / max / mean kept in the raw files). Host time stays out of the events: before each timed
+  peer call the GPU spins (`torch.cuda._sleep`, no memory touched) for 3 × the host's enqueue time
+  of a call (at least 50 µs), so the call is queued when the start event is reached; the driver's
+  Execute takes ~4 µs of host time (`execute_host_us`), less than any case, so its queue runs
+  ahead without one. The peers' raw records keep `host_us` and `median_us_unspaced` (the same loop
+  without the spin: above `median_us` where the host bounded it).
 - L2 not left warm: every side rotates among buffer sets, each call using the next set: one set when
   a call's working set (every tensor it touches) is at least 3 × the L2 (the device's l2CacheSize),
   else ⌈3 × L2 / working set⌉ + 1 sets, at most 64 (the driver's `--buffer-sets 0` rule, which the
