@@ -88,11 +88,18 @@ def case_id_of(name: str, known) -> str | None:
 
 
 class Data:
-    def __init__(self, out: Path):
+    """One harness run's raw folder; `peers_from` / `compile_from` (raw folders of other runs)
+    replace its peers and ceilings / its torch.compile records, and the page names them."""
+
+    def __init__(self, out: Path, peers_from: Path | None = None, compile_from: Path | None = None):
         self.out = out
         self.env = read_json(out / "env.json", {}) or {}
         self.run = read_json(out / "run.json", {}) or {}
-        self.ceil = read_json(out / "ceilings.json", {}) or {}
+        peers_dir, compile_dir = peers_from or out, compile_from or out
+        self.ceil = read_json(peers_dir / "ceilings.json", {}) or {}
+        self.sources = [(what, read_json(src / "env.json", {}) or {})
+                        for what, src in (("cuDNN and eager PyTorch peers, measured ceilings", peers_from),
+                                          ("torch.compile peer", compile_from)) if src is not None]
         cases = read_json(out / "cases.json")
         if not cases:
             cases = catalogue.case_dicts(catalogue.ALL_CASES.values())
@@ -118,7 +125,7 @@ class Data:
                     self.hip[cid] = r
         # Peers: (case, peer, layout) -> record; eager in channels-last is its own column.
         self.peer: dict[tuple, dict] = {}
-        for r in read_jsonl(out / "peers.jsonl") + read_jsonl(out / "compile.jsonl"):
+        for r in read_jsonl(peers_dir / "peers.jsonl") + read_jsonl(compile_dir / "compile.jsonl"):
             self.peer[(r.get("case"), r.get("peer"), r.get("layout"))] = r
 
     def peer_rec(self, cid: str, peer: str, layout: str | None = None) -> dict | None:
@@ -461,6 +468,10 @@ def render_header(d: Data) -> list[str]:
     lines.append(f"- **Software:** torch {dev.get('torch', '?')}, CUDA {dev.get('cuda', '?')}, cuDNN {dev.get('cudnn', '?')}, "
                  f"Triton {dev.get('triton', '?')}, Python {e.get('python', '?')}; hipfuse commit "
                  f"{(git.get('commit') or '?')[:12]}{' + uncommitted changes' if git.get('dirty') else ''}.")
+    for what, src in d.sources:
+        lines.append(f"- **Re-measured in a later run:** {what}, from the run of {src.get('date_utc', '?')} "
+                     f"(`{src.get('command', '?')}`, hipfuse commit {((src.get('git') or {}).get('commit') or '?')[:12]}); "
+                     "the hipfuse figures are this run's.")
     return lines
 
 
@@ -626,8 +637,10 @@ def placeholder_page() -> str:
 
 def render(d: Data, rows, results, targets, analysis) -> str:
     parts = ["# hipfuse performance", "",
-             "<!-- GENERATED FILE: written by scripts/bench/report.py from a scripts/bench.sh run. "
-             "Do not edit by hand; regenerate with: python3 scripts/bench/report.py OUT_DIR --md docs/PERF.md -->", ""]
+             "<!-- GENERATED FILE: written by scripts/bench/report.py from a scripts/bench.sh run"
+             + (" and the runs that re-measured its peers" if d.sources else "") +
+             ". Do not edit by hand; regenerate with: python3 scripts/bench/report.py OUT_DIR"
+             + (" --peers-from RAW --compile-from RAW" if d.sources else "") + " --md docs/PERF.md -->", ""]
     parts += render_header(d) + [""]
     parts += render_ceilings(d.ceil)
     parts += render_targets(results, targets)
@@ -660,8 +673,9 @@ def write_csv(rows, path: Path) -> None:
             w.writerow(flat)
 
 
-def generate(out: Path, md: Path | None, targets_path: Path, analysis_path: Path) -> str:
-    d = Data(out)
+def generate(out: Path, md: Path | None, targets_path: Path, analysis_path: Path,
+             peers_from: Path | None = None, compile_from: Path | None = None) -> str:
+    d = Data(out, peers_from, compile_from)
     targets = read_json(targets_path, {"targets": []})
     analysis = read_json(analysis_path, {"targets": {}})
     rows = build_rows(d)
@@ -742,6 +756,28 @@ def selftest() -> int:
     for line in page.splitlines():
         if line.startswith("| ★") or line.startswith("| CBA") or line.startswith("| NA"):
             check(line.count("|") == 13, f"12 columns: {line}")
+    # Peers re-measured in another run (--peers-from): its records replace this run's, and the
+    # page names the run they come from.
+    with tempfile.TemporaryDirectory() as tmp:
+        out, later = Path(tmp) / "out", Path(tmp) / "later"
+        shutil.copytree(fixture, out)
+        shutil.copytree(fixture, later)
+        env = json.loads((later / "env.json").read_text())
+        env["date_utc"] = "LATER FIXTURE RUN"
+        (later / "env.json").write_text(json.dumps(env))
+        recs = [json.loads(x) for x in (later / "peers.jsonl").read_text().splitlines() if x.strip()]
+        for r in recs:
+            if "median_us" in r:
+                r["median_us"] = r["median_us"] / 2
+        (later / "peers.jsonl").write_text("".join(json.dumps(r) + "\n" for r in recs))
+        page2 = generate(out, None, HERE / "testdata" / "targets.json", HERE / "testdata" / "analysis.json", later)
+        rows2 = {r["id"]: r for r in csv.DictReader(io.StringIO((out / "perf.csv").read_text()))}
+    row1 = {r["id"]: r for r in rows}["cba_fp16_nhwc_1x1_c64_k256_56"]
+    row2 = rows2["cba_fp16_nhwc_1x1_c64_k256_56"]
+    check(abs(float(row2["cudnn_fused_us"]) - float(row1["cudnn_fused_us"]) / 2) < 1e-6,
+          "--peers-from: the later run's peer times are used")
+    check("Re-measured in a later run:** cuDNN and eager PyTorch peers, measured ceilings, from the run of LATER "
+          "FIXTURE RUN" in page2, "--peers-from: the page names the run the peers come from")
     if failures:
         for f in failures:
             print(f"selftest FAILED: {f}", file=sys.stderr)
@@ -757,6 +793,9 @@ def main(argv=None) -> int:
     ap.add_argument("--targets", default=str(HERE / "targets.json"))
     ap.add_argument("--analysis", default=str(HERE / "analysis.json"),
                     help="causes and remedies of missed targets, shown under each miss")
+    ap.add_argument("--peers-from", metavar="RAW",
+                    help="take the cuDNN / eager peers and the ceilings from this run instead (folder or tarball)")
+    ap.add_argument("--compile-from", metavar="RAW", help="take the torch.compile peer from this run instead")
     ap.add_argument("--placeholder", action="store_true", help="write the no-results page to --md")
     ap.add_argument("--selftest", action="store_true")
     a = ap.parse_args(argv)
@@ -767,23 +806,30 @@ def main(argv=None) -> int:
         return 0
     if not a.out_dir:
         ap.error("OUT_DIR is required (or --placeholder / --selftest)")
-    src = Path(a.out_dir)
-    if src.is_dir() and not (src / "cases.json").exists() and (src / "bench-raw.tar.gz").exists():
-        src = src / "bench-raw.tar.gz"
     md = Path(a.md).resolve() if a.md else None
-    if src.is_file():
-        with tempfile.TemporaryDirectory() as tmp:
+    with tempfile.TemporaryDirectory() as tmp:
+        def raw(path: str | None, name: str) -> Path | None:
+            """A raw folder: the folder itself, the one holding bench-raw.tar.gz, or the tarball unpacked."""
+            if not path:
+                return None
+            src = Path(path)
+            if src.is_dir() and not (src / "cases.json").exists() and (src / "bench-raw.tar.gz").exists():
+                src = src / "bench-raw.tar.gz"
+            if src.is_dir():
+                return src
+            dest = Path(tmp) / name
             with tarfile.open(src) as tf:
                 try:
-                    tf.extractall(tmp, filter="data")
+                    tf.extractall(dest, filter="data")
                 except TypeError:  # Python < 3.11.4: no extraction filters
-                    tf.extractall(tmp)
-            found = sorted(Path(tmp).rglob("cases.json"))
+                    tf.extractall(dest)
+            found = sorted(dest.rglob("cases.json"))
             if not found:
                 ap.error(f"{src}: no cases.json inside")
-            page = generate(found[0].parent, md, Path(a.targets), Path(a.analysis))
-    else:
-        page = generate(src, md, Path(a.targets), Path(a.analysis))
+            return found[0].parent
+
+        page = generate(raw(a.out_dir, "main"), md, Path(a.targets), Path(a.analysis),
+                        raw(a.peers_from, "peers"), raw(a.compile_from, "compile"))
     # The targets block on stdout: the tail of the GPU call's output shows it.
     start = page.find("## Targets")
     end = page.find("## Missed targets") if "## Missed targets" in page else page.find("## Results")
