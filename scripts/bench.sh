@@ -8,7 +8,7 @@ usage() {
 usage: scripts/bench.sh BUILD_DIR OUT_DIR [--quick | --full | --set NAME] [--budget SECONDS]
                         [--compile-case-timeout S] [--skip hipfuse|peers|compile] [--md PATH]
 
-  default set: 66 cases, budget 450 s (what the budget does not reach is listed as skipped)
+  default set: 66 cases, budget 560 s (what the budget does not reach is listed as skipped)
   --set wide:  104 cases (about 12 min);  --quick: the 7 headline cases;  --set na: the 15 NA cases;
   --full:      all 336 cases (give it --budget 3600)
 

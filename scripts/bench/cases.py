@@ -239,7 +239,7 @@ HEADLINE_FILE = SpecFile("headline", "mixed", "mixed", "mixed", [ALL_CASES[i] fo
                          "the issue's seven headline cases (the --quick set)")
 
 # Sets: spec files in the order they run (most wanted first, so a budget cut drops the tail).
-# "default" fits the 450 s budget with the driver at about 3.5 s a case (measured 2026-11-29:
+# "default" fits the 560 s budget with the driver at about 3.5-4.5 s a case (measured 2026-11-29 and 12-01:
 # host data, verification and the unfused baseline dominate); "wide" is the set to run when a
 # longer budget is available (about 12 min at that speed).
 SETS: dict[str, list[str]] = {

@@ -398,7 +398,7 @@ machine: the hipfuse driver on each spec file of the set (`fusiondriver run spec
 --baseline unfused --format jsonl --out ...`, cold kernel cache: `MIOPEN_CUSTOM_CACHE_DIR` is a fresh
 directory), one spec file again in a new process for cache-hit compile times, the ceilings, the
 cuDNN/eager peers, then torch.compile (headline cases first, then fp16/bf16 convs, BN, fp32 convs;
-each case in a worker process killed past a per-case timeout). A wall-clock budget (default 450 s) is
+each case in a worker process killed past a per-case timeout). A wall-clock budget (default 560 s) is
 shared out among the phases (hipfuse 60 % of it, the peers half of what is left, torch.compile the
 rest); whatever a phase does not reach is recorded in run.json and listed as skipped.
 
@@ -620,7 +620,7 @@ def placeholder_page() -> str:
         "> machine; until one has been made and brought back, it holds no numbers. To produce it:",
         ">",
         "> 1. On the GPU machine, with a built fusiondriver (`scripts/setup.sh build`, or one built here",
-        ">    and carried): `scripts/bench.sh build \"$OUT\"` (default set, 66 cases, 450 s budget;",
+        ">    and carried): `scripts/bench.sh build \"$OUT\"` (default set, 66 cases, 560 s budget;",
         ">    `--quick` for the 7 headline cases; `--set wide` 104 cases; `--full --budget 3600` all 336).",
         "> 2. Bring OUT back (PERF.md, summary.json, bench-raw.tar.gz) and regenerate this page anywhere",
         ">    (standard library only): `python3 scripts/bench/report.py OUT --md docs/PERF.md`.",
