@@ -544,6 +544,28 @@ def render_misses(results: list[dict], analysis: dict) -> list[str]:
     return out
 
 
+def host_time_lines(rows, d: Data) -> list[str]:
+    """Whether host time could have reached the events: the driver's Execute host time against
+    the case's GPU time (its queue runs ahead when the first is smaller), and the peers' host
+    time per call (they are timed behind a GPU spin longer than it, when the records say so)."""
+    out = []
+    hip = [(num(pick(d.hip.get(r["id"]), "execute_host_us")) / r["hip_us"], r["id"]) for r in rows
+           if r["hip_us"] and num(pick(d.hip.get(r["id"]), "execute_host_us"))]
+    if hip:
+        worst, cid = max(hip)
+        out.append(f"- Host time: hipfuse's Execute took at most {100 * worst:.0f}% of a case's GPU time ({cid}), so "
+                   "the driver's queue ran ahead of the GPU" + ("." if worst < 1 else ": NOT on that case."))
+    peers = [(num(rec.get("host_us")), num(rec.get("spacer_us"))) for rec in d.peer.values() if rec.get("host_us")]
+    if peers:
+        out.append(f"- Host time: the peers took {min(h for h, _ in peers):.0f}-{max(h for h, _ in peers):.0f} µs of "
+                   "host time a call and were timed behind a GPU spin of "
+                   f"{min(x for _, x in peers if x):.0f}-{max(x for _, x in peers if x):.0f} µs.")
+    elif d.peer:
+        out.append("- Host time: the peers' records do not say (timed before the GPU spin existed): their times may "
+                   "include host time where it exceeded the kernel's.")
+    return out
+
+
 def render_coverage(rows, d: Data) -> list[str]:
     out = ["## Coverage and what was skipped", ""]
     n = len(rows)
@@ -565,6 +587,7 @@ def render_coverage(rows, d: Data) -> list[str]:
                 st[s] = st.get(s, 0) + 1
         out.append(f"- {PEER_TEXT[key]}: {okn} of {len(have)} cases timed"
                    + (" (" + ", ".join(f"{k} {v}" for k, v in sorted(st.items())) + ")" if st else "") + ".")
+    out += host_time_lines(rows, d)
     ph = d.run.get("phases", {})
     hp = ph.get("hipfuse", {})
     if hp.get("error"):
@@ -769,6 +792,7 @@ def selftest() -> int:
         for r in recs:
             if "median_us" in r:
                 r["median_us"] = r["median_us"] / 2
+                r["host_us"], r["spacer_us"] = 20.0, 60.0
         (later / "peers.jsonl").write_text("".join(json.dumps(r) + "\n" for r in recs))
         page2 = generate(out, None, HERE / "testdata" / "targets.json", HERE / "testdata" / "analysis.json", later)
         rows2 = {r["id"]: r for r in csv.DictReader(io.StringIO((out / "perf.csv").read_text()))}
@@ -778,6 +802,9 @@ def selftest() -> int:
           "--peers-from: the later run's peer times are used")
     check("Re-measured in a later run:** cuDNN and eager PyTorch peers, measured ceilings, from the run of LATER "
           "FIXTURE RUN" in page2, "--peers-from: the page names the run the peers come from")
+    check("the peers' records do not say" in page, "peers without host_us: the page says their time may include the host's")
+    check("the peers took 20-20 µs of host time a call and were timed behind a GPU spin of 60-60 µs" in page2,
+          "peers with host_us: host time and spin listed")
     if failures:
         for f in failures:
             print(f"selftest FAILED: {f}", file=sys.stderr)
