@@ -100,7 +100,10 @@ constexpr Candidate kWarpgroupTiles[] = {
     {"wg256x128", Kernel::matrix, 256, 128, 8, 1, 4, 1, 2.1, 8, false, true},
     // 3 warpgroups of 64x128 (64 accumulators), 5 stages of 40 KB: 1 block of 12 warps per SM.
     // For the layers whose M = 12544 (14x14 at batch 64) leaves 128-row tiles partly empty
-    // waves: 66 x 2 = 132 tiles of 192x128 for N = 256 (128x256: 98 blocks on 132 SMs).
+    // waves: 66 x 2 = 132 tiles of 192x128 for N = 256 (128x256: 98 blocks on 132 SMs). H200
+    // sweep v8 (docs/PERF_NOTES.md): 3x3 256->256 14x14 fp16 NHWC 40.8 us against 44.2; ahead at
+    // equal waves too (3x3 128->128 28x28: 45.3 against wg128x128's 49.6), behind with a
+    // gathered A (NCHW 1x1 1024->256: 40.4 against wg128x256's 35.7).
     {"wg192x128", Kernel::matrix, 192, 128, 12, 1, 5, 1, 2.1, 8, false, true},
 };
 // wgmma pays where each row of A meets at least this many output channels: with 64, every A
