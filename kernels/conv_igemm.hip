@@ -418,7 +418,8 @@ constexpr long long kUnits = static_cast<long long>(kTiles) * KT;
 static_assert(!kStreamK || (kStages > 1 && !kPersistent && kStreamKBlocks <= kUnits),
               "stream-K: a pipelined, non-persistent tile, every block with at least one k-tile");
 
-HF_DEVICE long long share_begin(long long block) { return kUnits * block / kStreamKBlocks; }
+// (0 without stream-K, where nothing calls it: no division by zero in those instantiations.)
+HF_DEVICE long long share_begin(long long block) { return kStreamK ? kUnits * block / kStreamKBlocks : 0; }
 
 // The block whose range holds k-tile `unit` (ranges are never empty: G <= U).
 HF_DEVICE long long block_of_unit(long long unit) {

@@ -47,13 +47,31 @@ struct RunCount {
   }
 };
 
-// A thread's running sums of x - shift (shift: one value of the same column, so that the
-// sums stay small relative to the spread; cheaper per element than Welford's division).
+// Two fp32 sums of a thread's current run and their fp64 totals over the folded runs; the
+// run ends (fold) when a batch of units takes the count past a multiple of kFoldEvery.
+struct FoldedPair {
+  float run1 = 0.0f, run2 = 0.0f;
+  double total1 = 0.0, total2 = 0.0;
+  RunCount count;
+
+  // After each batch of `units` units of V values.
+  template <int V>
+  HF_DEVICE void end_batch(int units) {
+    if (count.add_units<V>(units)) fold();
+  }
+  HF_DEVICE void fold() {
+    total1 += run1;
+    total2 += run2;
+    run1 = run2 = 0.0f;
+  }
+};
+
+// A thread's running sums of x - shift (sums.run1) and of its square (sums.run2); shift: one
+// value of the same column, so that the sums stay small relative to the spread (cheaper per
+// element than Welford's division).
 struct ShiftedSums {
   float shift;
-  float s1 = 0.0f, s2 = 0.0f;  // the current run
-  double t1 = 0.0, t2 = 0.0;   // the folded runs
-  RunCount count;
+  FoldedPair sums;
 
   HF_DEVICE explicit ShiftedSums(float column_shift) : shift(column_shift) {}
 
@@ -63,27 +81,21 @@ struct ShiftedSums {
 #pragma unroll
     for (int j = 0; j < V; ++j) {
       const float v = x[j] - shift;
-      s1 += v;
-      s2 = fmaf(v, v, s2);
+      sums.run1 += v;
+      sums.run2 = fmaf(v, v, sums.run2);
     }
   }
-  // After each batch of `units` units of V values.
   template <int V>
   HF_DEVICE void end_batch(int units) {
-    if (count.add_units<V>(units)) fold();
-  }
-  HF_DEVICE void fold() {
-    t1 += s1;
-    t2 += s2;
-    s1 = s2 = 0.0f;
+    sums.end_batch<V>(units);
   }
   HF_DEVICE Moments<float> moments() {
-    if (count.n == 0) return {0.0f, 0.0f, 0.0f};
-    fold();
-    const double mean_shifted = t1 / static_cast<double>(count.n);
-    const double m2 = t2 - t1 * mean_shifted;
-    return {static_cast<float>(count.n), static_cast<float>(shift + mean_shifted),
-            m2 > 0.0 ? static_cast<float>(m2) : 0.0f};
+    const int n = sums.count.n;
+    if (n == 0) return {0.0f, 0.0f, 0.0f};
+    sums.fold();
+    const double mean_shifted = sums.total1 / static_cast<double>(n);
+    const double m2 = sums.total2 - sums.total1 * mean_shifted;
+    return {static_cast<float>(n), static_cast<float>(shift + mean_shifted), m2 > 0.0 ? static_cast<float>(m2) : 0.0f};
   }
 };
 
@@ -98,29 +110,15 @@ struct GradientSums {
   }
 };
 
-// A thread's GradientSums over its rows, in fp32 runs folded into fp64 (kFoldEvery).
-struct GradientRun {
-  float dz = 0.0f, xhat_dz = 0.0f;  // the current run
-  double total_dz = 0.0, total_xhat_dz = 0.0;
-  RunCount count;
-
-  HF_DEVICE void add(float xhat, float dz_value) {
-    dz += dz_value;
-    xhat_dz = fmaf(xhat, dz_value, xhat_dz);
-  }
-  // After each batch of `units` units of V rows.
-  template <int V>
-  HF_DEVICE void end_batch(int units) {
-    if (count.add_units<V>(units)) fold();
-  }
-  HF_DEVICE void fold() {
-    total_dz += dz;
-    total_xhat_dz += xhat_dz;
-    dz = xhat_dz = 0.0f;
+// A thread's GradientSums over its rows: sum of dz (run1) and of xhat * dz (run2).
+struct GradientRun : FoldedPair {
+  HF_DEVICE void add(float xhat, float dz) {
+    run1 += dz;
+    run2 = fmaf(xhat, dz, run2);
   }
   HF_DEVICE GradientSums<float> sums() {
     fold();
-    return {static_cast<float>(total_dz), static_cast<float>(total_xhat_dz)};
+    return {static_cast<float>(total1), static_cast<float>(total2)};
   }
 };
 
