@@ -549,8 +549,11 @@ def host_time_lines(rows, d: Data) -> list[str]:
     the case's GPU time (its queue runs ahead when the first is smaller), and the peers' host
     time per call (they are timed behind a GPU spin longer than it, when the records say so)."""
     out = []
-    hip = [(num(pick(d.hip.get(r["id"]), "execute_host_us")) / r["hip_us"], r["id"]) for r in rows
-           if r["hip_us"] and num(pick(d.hip.get(r["id"]), "execute_host_us"))]
+    hip = []
+    for r in rows:
+        host = num(pick(d.hip[r["id"]], "execute_host_us")) if r["hip_us"] else None
+        if host:
+            hip.append((host / r["hip_us"], r["id"]))
     if hip:
         worst, cid = max(hip)
         out.append(f"- Host time: hipfuse's Execute took at most {100 * worst:.0f}% of a case's GPU time ({cid}), so "
@@ -813,6 +816,22 @@ def selftest() -> int:
     return 0
 
 
+def raw_folder(src: Path, unpack_to: Path) -> Path | None:
+    """A run's raw folder: `src` itself, or bench-raw.tar.gz (in `src` or `src` itself) unpacked
+    under `unpack_to`; None when the tarball holds no cases.json."""
+    if src.is_dir() and not (src / "cases.json").exists() and (src / "bench-raw.tar.gz").exists():
+        src = src / "bench-raw.tar.gz"
+    if src.is_dir():
+        return src
+    with tarfile.open(src) as tf:
+        try:
+            tf.extractall(unpack_to, filter="data")
+        except TypeError:  # Python < 3.11.4: no extraction filters
+            tf.extractall(unpack_to)
+    found = sorted(unpack_to.rglob("cases.json"))
+    return found[0].parent if found else None
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("out_dir", nargs="?")
@@ -836,24 +855,14 @@ def main(argv=None) -> int:
     md = Path(a.md).resolve() if a.md else None
     with tempfile.TemporaryDirectory() as tmp:
         def raw(path: str | None, name: str) -> Path | None:
-            """A raw folder: the folder itself, the one holding bench-raw.tar.gz, or the tarball unpacked."""
             if not path:
                 return None
-            src = Path(path)
-            if src.is_dir() and not (src / "cases.json").exists() and (src / "bench-raw.tar.gz").exists():
-                src = src / "bench-raw.tar.gz"
-            if src.is_dir():
-                return src
-            dest = Path(tmp) / name
-            with tarfile.open(src) as tf:
-                try:
-                    tf.extractall(dest, filter="data")
-                except TypeError:  # Python < 3.11.4: no extraction filters
-                    tf.extractall(dest)
-            found = sorted(dest.rglob("cases.json"))
-            if not found:
-                ap.error(f"{src}: no cases.json inside")
-            return found[0].parent
+            if not Path(path).exists():
+                ap.error(f"{path}: no such folder or tarball")
+            found = raw_folder(Path(path), Path(tmp) / name)
+            if found is None:
+                ap.error(f"{path}: no cases.json inside")
+            return found
 
         page = generate(raw(a.out_dir, "main"), md, Path(a.targets), Path(a.analysis),
                         raw(a.peers_from, "peers"), raw(a.compile_from, "compile"))
