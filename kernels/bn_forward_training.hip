@@ -16,14 +16,16 @@
 // partials merge in fp64.
 //
 // Rows go as 16-byte vectors along the plane where the layout allows (ColumnTiling::
-// vectorizable) and the pointers are aligned (args.vector_ok), one element at a time
-// otherwise. The apply phase and the fused second pass walk rows and blocks in the reverse
+// vectorizable) and the pointers are aligned (args.vector_ok); planes that vectors do not
+// tile go as vectors across a group of channels (Tiling::plane_groups, common/
+// plane_groups.h); one element at a time otherwise. The apply phase and the fused second pass walk rows and blocks in the reverse
 // order of the reduce, so that they start on the data the reduce read last, still in L2.
 //
 // hf_plan.h provides: data_t, param_t, XGeom, YGeom, Tiling, kRunningStats, Epilogue.
 #include "common/column_tiling.h"
 #include "common/kernel_args.h"
 #include "common/memory.h"
+#include "common/plane_groups.h"
 #include "common/pointwise_chain.h"
 #include "common/statistics.h"
 #include "common/vendor.h"
@@ -42,6 +44,8 @@ constexpr int kPartialFields = 3;  // n, mean, m2
 constexpr int kLanes = hf::kLanes16<data_t>;
 constexpr bool kVector = Tiles::vectorizable<kLanes, XGeom, YGeom>;
 constexpr int kVectorLanes = kVector ? kLanes : 1;
+using Groups = hf::PlaneGroups<XGeom, Tiling, kLanes>;
+constexpr bool kGrouped = Groups::usable<XGeom, YGeom>;
 // Units in flight per thread: 4 vectors, or 8 scalar loads (12 for 2-byte types, whose
 // loads carry half the bytes; the forward pass reads one tensor, so 12 fit in 64 registers
 // without spilling where 16 did not).
@@ -58,6 +62,8 @@ struct Shared {
   hf::Moments<float> moments[Tiles::threads];
   hf::Moments<double> merged[Tiles::threads];
   float inv_std[Tiling::tile_columns];
+  float mean[Tiling::tile_columns];  // plane groups
+  Groups::Shared<hf::Moments<float>, kGrouped> groups;
 };
 
 // This thread's moments over its rows of the block's partial.
@@ -168,6 +174,125 @@ HF_DEVICE void apply_phase(const hf::BnForwardArgs& args, Shared& shared) {
   }
 }
 
+// ---- plane groups: V channels a block, walked as vectors across their planes -------------
+
+// This thread's moments of its two channels (low, high) over its vectors.
+template <int V>
+HF_DEVICE void group_moments(const hf::BnForwardArgs& args, const Groups::Lane& g, hf::Moments<float>& low,
+                             hf::Moments<float>& high) {
+  low = high = {0.0f, 0.0f, 0.0f};
+  if (!g.active) return;
+  // A value of each channel as its shift: the plane's first of the partial's first image.
+  const index_t first = g.n_begin * XGeom::stride_n + g.c0 * XGeom::stride_c;
+  hf::ShiftedSums lo(hf::load_float<data_t>(args.x, first + g.low * XGeom::stride_c));
+  hf::ShiftedSums hi(hf::load_float<data_t>(args.x, first + g.high() * XGeom::stride_c));
+  const int lo_count = g.low_count(), hi_count = g.high_count();
+  Groups::for_each_image<kBatch<V>>(
+      g, [&](index_t n) { return hf::load_values<data_t, V>(args.x, Groups::offset<XGeom>(g, n)); },
+      [&](index_t, const hf::Values<V>& in) {
+#pragma unroll
+        for (int e = 0; e < V; ++e) {
+          if (e < g.split) {
+            lo.add_one(in.v[e]);
+          } else {
+            hi.add_one(in.v[e]);
+          }
+        }
+      },
+      [&](int units) {
+        lo.sums.end_batch_values<Groups::folds>(units * lo_count);
+        hi.sums.end_batch_values<Groups::folds>(units * hi_count);
+      });
+  low = lo.moments();
+  high = hi.moments();
+}
+
+// y over this thread's vectors, last images first; mean and inv_std: the group's channels'.
+template <int V>
+HF_DEVICE void group_normalize(const hf::BnForwardArgs& args, const Groups::Lane& g, const float* mean,
+                               const float* inv_std) {
+  if (!g.active) return;
+  const int ch[2] = {g.low, g.high()};
+  float shift[2], scale[2], bias[2];
+#pragma unroll
+  for (int k = 0; k < 2; ++k) {
+    const index_t i = Tiles::parameter_index(g.c0 + ch[k]);
+    shift[k] = mean[ch[k]];
+    scale[k] = hf::load_float<param_t>(args.scale, i) * inv_std[ch[k]];
+    bias[k] = hf::load_float<param_t>(args.bias, i);
+  }
+  Groups::for_each_image<kBatch<V>, true>(
+      g, [&](index_t n) { return hf::load_values<data_t, V>(args.x, Groups::offset<XGeom>(g, n)); },
+      [&](index_t n, const hf::Values<V>& in) {
+        const index_t y_offset = Groups::offset<YGeom>(g, n);
+        hf::Values<V> out;
+#pragma unroll
+        for (int e = 0; e < V; ++e) {
+          const bool high = e >= g.split;
+          const float v = fmaf(in.v[e] - (high ? shift[1] : shift[0]), high ? scale[1] : scale[0],
+                               high ? bias[1] : bias[0]);
+          out.v[e] = Epilogue::apply(v, Groups::coord(g, n, e), y_offset + e, args.chain);
+        }
+        hf::store_values<data_t, V>(args.y, y_offset, out);
+      });
+}
+
+template <int V>
+HF_DEVICE void group_reduce_phase(const hf::BnForwardArgs& args, Shared& shared) {
+  const Groups::Lane g = Groups::lane();
+  hf::Moments<float> low, high;
+  group_moments<V>(args, g, low, high);
+  auto& groups = shared.groups;
+  Groups::reduce_channels(low, high, hf::Moments<float>{0.0f, 0.0f, 0.0f}, groups);
+  const Place p = Tiles::place();  // column lanes = the group's channels
+  if (p.valid && p.row_lane == 0) {
+    const hf::Moments<float> m = groups.channel[p.column_lane];
+    if constexpr (Tiling::partials == 1) {
+      shared.mean[p.column_lane] = m.mean;
+      shared.inv_std[p.column_lane] = write_statistics(args, p.column, m.mean, m.m2);
+    } else {
+      float* out = args.partials + (p.column * Tiling::partials + p.partial) * kPartialFields;
+      out[0] = m.n;
+      out[1] = m.mean;
+      out[2] = m.m2;
+    }
+  }
+  if constexpr (Tiling::partials == 1) {
+    __syncthreads();
+    group_normalize<V>(args, g, shared.mean, shared.inv_std);
+  }
+}
+
+template <int V>
+HF_DEVICE void group_apply_phase(const hf::BnForwardArgs& args, Shared& shared) {
+  const Place p = Tiles::place(true);
+  if constexpr (Tiling::apply_merges) {
+    const hf::Moments<double> m = merged_moments(args, p, shared);
+    if (p.valid && p.row_lane == 0) {
+      if (p.partial == 0) write_statistics(args, p.column, m.mean, m.m2);
+      shared.mean[p.column_lane] = static_cast<float>(m.mean);
+      shared.inv_std[p.column_lane] = static_cast<float>(inv_std_of(args, m.m2));
+    }
+  } else if (p.valid && p.row_lane == 0) {
+    const index_t i = Tiles::parameter_index(p.column);
+    shared.mean[p.column_lane] = hf::load_float<param_t>(args.saved_mean, i);
+    shared.inv_std[p.column_lane] = hf::load_float<param_t>(args.saved_inv_variance, i);
+  }
+  __syncthreads();
+  group_normalize<V>(args, Groups::lane(true), shared.mean, shared.inv_std);
+}
+
+template <bool Grouped>
+HF_DEVICE void run_groups(const hf::BnForwardArgs& args, Shared& shared) {
+  if constexpr (Grouped) {
+    if (Tiling::partials == 1 || args.phase == hf::kBnReduce) {
+      group_reduce_phase<kLanes>(args, shared);
+    } else if constexpr (Tiling::partials > 1) {
+      group_apply_phase<kLanes>(args, shared);
+    }
+  }
+}
+
 // The phases this tiling launches, and nothing else (compile time: each is built for the
 // vector and the scalar walk).
 template <int V>
@@ -191,6 +316,8 @@ HF_KERNEL void __launch_bounds__(Tiles::threads, kMinBlocksPerMultiprocessor) hf
   }
   if (kVector && args.vector_ok) {
     run<kVectorLanes>(args, shared);
+  } else if (kGrouped && args.vector_ok) {
+    run_groups<kGrouped>(args, shared);
   } else {
     run<1>(args, shared);
   }

@@ -9,7 +9,9 @@
 // The plan header describes the tiling in a struct T:
 //   spatial, channels_inner (per-activation column order s*C + c), tile_columns,
 //   tile_rows (a power of two), partials, rows_per_partial, apply_merges (the apply phase
-//   merges the partials itself: no finalize launch).
+//   merges the partials itself: no finalize launch), plane_groups (spatial NCHW planes that
+//   16-byte vectors do not tile: the block's tile_columns channels are walked together,
+//   common/plane_groups.h).
 #pragma once
 
 #include "common/geometry.h"
@@ -73,10 +75,46 @@ struct RowLayout {
                                       (G::N == 1 || G::stride_n % V == 0) && (G::C == 1 || G::stride_c % V == 0);
 };
 
-// ColumnTiling::for_each_row's default end_batch: nothing.
+// The default end_batch of the walks: nothing.
 struct NoBatchHook {
   HF_DEVICE void operator()(int) const {}
 };
+
+// use(u, load(u)) for the units u = first, first + step, ... below end, forwards or
+// backwards. Loads are issued kBatch units at a time before their uses, so each thread keeps
+// several memory requests in flight (one at a time leaves the memory system idle; stores in
+// `use` would otherwise order later loads). end_batch(units) follows each batch's uses
+// (bookkeeping paid per batch, not per unit).
+template <int kBatch, bool Reverse, class Load, class Use, class EndBatch>
+HF_DEVICE void walk_units(index_t first, index_t end, index_t unit_step, Load load, Use use, EndBatch end_batch) {
+  const index_t count = first < end ? (end - first + unit_step - 1) / unit_step : 0;
+  const index_t step = Reverse ? -unit_step : unit_step;
+  index_t unit = Reverse ? first + (count - 1) * unit_step : first;
+  index_t k = 0;
+  for (; k + kBatch <= count; k += kBatch, unit += kBatch * step) {
+    decltype(load(unit)) values[kBatch];
+#pragma unroll
+    for (int b = 0; b < kBatch; ++b) values[b] = load(unit + b * step);
+#pragma unroll
+    for (int b = 0; b < kBatch; ++b) use(unit + b * step, values[b]);
+    end_batch(kBatch);
+  }
+  // The rest (fewer than kBatch units) in one batch too: a thread of a small partial (a
+  // 7x7 plane: ~12 rows a thread) would otherwise wait for its last loads one at a time.
+  if (k < count) {
+    decltype(load(unit)) values[kBatch];
+#pragma unroll
+    for (int b = 0; b < kBatch; ++b) {
+      // Past the end: the last unit again (unconditional loads keep the registers down).
+      values[b] = load(unit + (k + b < count ? b : count - 1 - k) * step);
+    }
+#pragma unroll
+    for (int b = 0; b < kBatch; ++b) {
+      if (k + b < count) use(unit + b * step, values[b]);
+    }
+    end_batch(static_cast<int>(count - k));
+  }
+}
 
 template <class G, class T>
 struct ColumnTiling {
@@ -164,43 +202,13 @@ struct ColumnTiling {
   }
 
   // use(row, load(row)) over this thread's rows in units of V adjacent rows (row: the unit's
-  // first; V > 1 needs row_begin and row_end multiples of V), forwards or backwards. Loads
-  // are issued several units at a time before their uses, so each thread keeps several
-  // memory requests in flight (one at a time leaves the memory system idle; stores in `use`
-  // would otherwise order later loads): by default 8 scalar or 4 vector loads per tensor.
-  // end_batch(units) follows each batch's uses (bookkeeping paid per batch, not per unit).
+  // first; V > 1 needs row_begin and row_end multiples of V), forwards or backwards, batched
+  // as walk_units (above) describes.
   template <int V, bool Reverse = false, int kBatch = (V == 1 ? 8 : 4), class Load, class Use,
             class EndBatch = NoBatchHook>
   static HF_DEVICE void for_each_row(const Place& p, Load load, Use use, EndBatch end_batch = {}) {
-    constexpr index_t unit_step = static_cast<index_t>(T::tile_rows) * V;
-    const index_t first = p.row_begin + static_cast<index_t>(p.row_lane) * V;
-    const index_t count = first < p.row_end ? (p.row_end - first + unit_step - 1) / unit_step : 0;
-    const index_t step = Reverse ? -unit_step : unit_step;
-    index_t row = Reverse ? first + (count - 1) * unit_step : first;
-    index_t k = 0;
-    for (; k + kBatch <= count; k += kBatch, row += kBatch * step) {
-      decltype(load(row)) values[kBatch];
-#pragma unroll
-      for (int b = 0; b < kBatch; ++b) values[b] = load(row + b * step);
-#pragma unroll
-      for (int b = 0; b < kBatch; ++b) use(row + b * step, values[b]);
-      end_batch(kBatch);
-    }
-    // The rest (fewer than kBatch units) in one batch too: a thread of a small partial (a
-    // 7x7 plane: ~12 rows a thread) would otherwise wait for its last loads one at a time.
-    if (k < count) {
-      decltype(load(row)) values[kBatch];
-#pragma unroll
-      for (int b = 0; b < kBatch; ++b) {
-        // Past the end: the last unit again (unconditional loads keep the registers down).
-        values[b] = load(row + (k + b < count ? b : count - 1 - k) * step);
-      }
-#pragma unroll
-      for (int b = 0; b < kBatch; ++b) {
-        if (k + b < count) use(row + b * step, values[b]);
-      }
-      end_batch(static_cast<int>(count - k));
-    }
+    walk_units<kBatch, Reverse>(p.row_begin + static_cast<index_t>(p.row_lane) * V, p.row_end,
+                                static_cast<index_t>(T::tile_rows) * V, load, use, end_batch);
   }
 
   // Merges the accumulators of the threads that share a column (tree over row lanes);

@@ -39,11 +39,14 @@ constexpr int kFoldEvery = 256;
 // kFoldEvery (a run then holds at most kFoldEvery + one batch of values).
 struct RunCount {
   int n = 0;  // a partial has at most 2^24 rows (bn_tiling.cpp); 32 bits keep the count cheap
+  HF_DEVICE bool add(int values) {
+    const int before = n;
+    n += values;
+    return before / kFoldEvery != n / kFoldEvery;
+  }
   template <int V>
   HF_DEVICE bool add_units(int units) {
-    const int before = n;
-    n += V * units;
-    return before / kFoldEvery != n / kFoldEvery;
+    return add(V * units);
   }
 };
 
@@ -58,6 +61,18 @@ struct FoldedPair {
   template <int V>
   HF_DEVICE void end_batch(int units) {
     if (count.add_units<V>(units)) fold();
+  }
+  // After a batch of `values` values (the plane-group walk: a thread's units split between
+  // two channels at a fixed point). Folds = false where no thread can take more than about
+  // kFoldEvery values (known at compile time): one run, folded at the end, and no fp64
+  // totals live in the loop.
+  template <bool Folds = true>
+  HF_DEVICE void end_batch_values(int values) {
+    if constexpr (Folds) {
+      if (count.add(values)) fold();
+    } else {
+      count.n += values;
+    }
   }
   HF_DEVICE void fold() {
     total1 += run1;
@@ -76,14 +91,15 @@ struct ShiftedSums {
   HF_DEVICE explicit ShiftedSums(float column_shift) : shift(column_shift) {}
 
   // V values of one unit of rows.
+  HF_DEVICE void add_one(float x) {
+    const float v = x - shift;
+    sums.run1 += v;
+    sums.run2 = fmaf(v, v, sums.run2);
+  }
   template <int V>
   HF_DEVICE void add(const float (&x)[V]) {
 #pragma unroll
-    for (int j = 0; j < V; ++j) {
-      const float v = x[j] - shift;
-      sums.run1 += v;
-      sums.run2 = fmaf(v, v, sums.run2);
-    }
+    for (int j = 0; j < V; ++j) add_one(x[j]);
   }
   template <int V>
   HF_DEVICE void end_batch(int units) {

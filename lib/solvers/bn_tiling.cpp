@@ -50,6 +50,22 @@ bool channels_innermost(const TensorDesc& x) {
   return x.lengths[1] > 1 && x.strides[1] < min_spatial;
 }
 
+// Whether spatial BN over x (channels first) walks its planes as plane groups (kernels/common/
+// plane_groups.h): planes of S positions that 16-byte vectors of `lanes` elements do not tile
+// (7x7 = 49; 14x14 = 196 in fp16), contiguous and adjacent, so that `lanes` channels' planes
+// form S whole vectors; S at most a block's threads (each thread keeps one vector of an image).
+bool plane_groups_fit(const TensorDesc& x, std::int64_t lanes) {
+  const std::int64_t c = x.lengths[1], s = spatial_size(x);
+  if (s % lanes == 0 || s < lanes || s > kThreads || c % lanes != 0) return false;
+  std::int64_t run = 1;
+  for (int d = x.dims() - 1; d >= 2; --d) {
+    const auto i = static_cast<std::size_t>(d);
+    if (x.lengths[i] > 1 && x.strides[i] != run) return false;
+    run *= x.lengths[i];
+  }
+  return x.strides[1] == s && (x.lengths[0] == 1 || x.strides[0] % lanes == 0);
+}
+
 // Enough partials for about a full wave of blocks, few enough that each thread has work.
 // Rounded down, not up: 64 channels on a 132 x 8-block wave would take 17 partials = 1088
 // blocks, 1.03 waves, whose last 32 blocks run alone for as long as the first wave.
@@ -85,15 +101,23 @@ BnTiling choose_bn_tiling(const TensorDesc& x, BatchNormMode mode, const Target&
   t.rows = t.spatial ? n * s : n;
   t.channels_inner = !t.spatial && channels_inner;
   // Rows run along memory for channel-first spatial BN; otherwise columns do.
-  t.tile_columns = t.spatial && !channels_inner ? 1 : pow2_at_least(t.columns);
+  const auto element_bytes = static_cast<std::int64_t>(size_of(x.type));
+  const std::int64_t lanes = 16 / element_bytes;
+  t.plane_groups = t.spatial && !channels_inner && plane_groups_fit(x, lanes);
+  t.tile_columns = t.plane_groups ? static_cast<int>(lanes) : t.spatial && !channels_inner ? 1 : pow2_at_least(t.columns);
   t.tile_rows = kThreads / t.tile_columns;
   t.partials = choose_partials(t, target);
-  t.rows_per_partial = ceil_div(t.rows, t.partials);
-  // A multiple of 8 rows lets the kernels take 16-byte vectors along the rows (NCHW planes);
-  // still at most 2^24 rows, as kMaxRowsPerPartial is a multiple of 8.
-  if (t.partials > 1) t.rows_per_partial = ceil_div(t.rows_per_partial, kVectorRows) * kVectorRows;
+  if (t.plane_groups) {
+    // Partials of whole images (the walk keeps one vector of each image per thread), at most
+    // kMaxRowsPerPartial rows.
+    t.rows_per_partial = std::min(ceil_div(n, t.partials), kMaxRowsPerPartial / s) * s;
+  } else {
+    t.rows_per_partial = ceil_div(t.rows, t.partials);
+    // A multiple of 8 rows lets the kernels take 16-byte vectors along the rows (NCHW planes);
+    // still at most 2^24 rows, as kMaxRowsPerPartial is a multiple of 8.
+    if (t.partials > 1) t.rows_per_partial = ceil_div(t.rows_per_partial, kVectorRows) * kVectorRows;
+  }
   t.partials = static_cast<int>(ceil_div(t.rows, t.rows_per_partial));  // no empty partials
-  const auto element_bytes = static_cast<std::int64_t>(size_of(x.type));
   t.apply_merges = t.partials > 1 && t.partials <= t.tile_rows * kMaxMergesPerThread &&
                    t.partials * kPartialBytes * kMergeBytesRatio <= t.rows_per_partial * element_bytes;
   return t;
@@ -108,6 +132,7 @@ void emit_tiling(PlanHeader& h, const BnTiling& t) {
   h.line("  static constexpr int partials = " + std::to_string(t.partials) + ";");
   h.line("  static constexpr hf::index_t rows_per_partial = " + std::to_string(t.rows_per_partial) + ";");
   h.line(std::string("  static constexpr bool apply_merges = ") + (t.apply_merges ? "true" : "false") + ";");
+  h.line(std::string("  static constexpr bool plane_groups = ") + (t.plane_groups ? "true" : "false") + ";");
   h.line("};");
 }
 

@@ -59,6 +59,19 @@ TEST_CASE("fused BN backward: row walks (16-byte vectors along the plane, scalar
     run_and_check(PlanBuilder(DataType::half, {64, 16, 14, 14}, Lay::nchw).bn_backward(BatchNormMode::spatial)
                       .act_backward(ActivationMode::elu).take(), 3304);
   }
+  SUBCASE("plane groups: planes 16-byte vectors do not tile, walked across groups of channels") {
+    // One partial; merged partials; a finalize launch (fp16 14x14 above: groups of 8).
+    run_and_check(PlanBuilder(DataType::float32, {8, 2048, 7, 7}, Lay::nchw).bn_backward(BatchNormMode::spatial)
+                      .act_backward(ActivationMode::relu).take(), 3320);
+    run_and_check(PlanBuilder(DataType::float32, {16, 256, 7, 7}, Lay::nchw).bn_backward(BatchNormMode::spatial)
+                      .act_backward(ActivationMode::logistic).take(), 3321);
+    run_and_check(PlanBuilder(DataType::float32, {64, 8, 7, 7}, Lay::nchw).bn_backward(BatchNormMode::spatial)
+                      .take(), 3322);
+    run_and_check(PlanBuilder(DataType::bfloat16, {32, 64, 5, 5}, Lay::nchw).bn_backward(BatchNormMode::spatial)
+                      .act_backward(ActivationMode::elu).take(), 3323);
+    run_and_check(PlanBuilder(DataType::half, {8, 512, 7, 7}, Lay::nchw).bn_backward(BatchNormMode::spatial)
+                      .act_backward(ActivationMode::relu).take(), 3324);
+  }
   SUBCASE("channels-last rows at a uniform stride (finalize launch)") {
     run_and_check(PlanBuilder(DataType::half, {8, 64, 56, 56}, Lay::nhwc).bn_backward(BatchNormMode::spatial)
                       .act_backward(ActivationMode::relu).take(), 3305);

@@ -76,6 +76,21 @@ TEST_CASE("fused BN training: row walks (16-byte vectors along the plane, scalar
     run_and_check(PlanBuilder(DataType::float32, {64, 16, 14, 14}, Lay::nchw).bn_train(BatchNormMode::spatial, false)
                       .act(ActivationMode::relu).take(), 2404, 3.0);
   }
+  SUBCASE("plane groups: planes 16-byte vectors do not tile, walked across groups of channels") {
+    // One partial (512 groups of 4 channels); merged partials (apply phase merges); a
+    // finalize launch (fp16 14x14 above: groups of 8); a residual reading the coordinates.
+    run_and_check(PlanBuilder(DataType::float32, {8, 2048, 7, 7}, Lay::nchw).bn_train(BatchNormMode::spatial, true)
+                      .act(ActivationMode::relu).take(), 2420, 3.0);
+    run_and_check(PlanBuilder(DataType::float32, {16, 256, 7, 7}, Lay::nchw).bn_train(BatchNormMode::spatial, false)
+                      .act(ActivationMode::elu).take(), 2421, 3.0);
+    run_and_check(PlanBuilder(DataType::float32, {64, 8, 7, 7}, Lay::nchw).bn_train(BatchNormMode::spatial, true)
+                      .act(ActivationMode::relu).take(), 2422, 3.0);
+    PlanBuilder b(DataType::bfloat16, {32, 64, 5, 5}, Lay::nchw);
+    b.bn_train(BatchNormMode::spatial, true).residual().act(ActivationMode::relu);
+    run_and_check(b.take(), 2423, 3.0);
+    run_and_check(PlanBuilder(DataType::half, {8, 512, 7, 7}, Lay::nchw).bn_train(BatchNormMode::spatial, true)
+                      .act(ActivationMode::leakyrelu).take(), 2424, 3.0);
+  }
   SUBCASE("channels-last rows at a uniform stride (finalize launch) and 5-D planes") {
     run_and_check(PlanBuilder(DataType::half, {8, 64, 56, 56}, Lay::nhwc).bn_train(BatchNormMode::spatial, true)
                       .act(ActivationMode::relu).take(), 2405, 3.0);
@@ -99,11 +114,12 @@ TEST_CASE("fused BN training: row walks (16-byte vectors along the plane, scalar
   }
 }
 
-TEST_CASE("fused BN training: pointers off 16-byte alignment take the scalar walk, same results") {
-  // A layout the 16-byte walk takes (NCHW fp32, planes of 3136, merged partials); the
-  // second run moves x and y 4 bytes off alignment, so the kernel must walk element by
-  // element. Both runs see the same data; only the fp32 summation order differs.
-  const TensorDesc x = packed(DataType::float32, {8, 64, 56, 56}, Lay::nchw);
+namespace {
+
+// Runs BN training + ReLU over x of `shape` (fp32 NCHW) from 16-byte aligned pointers and
+// from pointers 4 bytes off, and compares the two.
+void check_misaligned_walk(const std::vector<std::int64_t>& shape) {
+  const TensorDesc x = packed(DataType::float32, shape, Lay::nchw);
   auto plan = PlanBuilder(x, Lay::nchw).bn_train(BatchNormMode::spatial, false).act(ActivationMode::relu).take();
   plan->compile(device_target());
   const auto n = static_cast<std::size_t>(x.element_count()), bytes = n * sizeof(float);
@@ -153,4 +169,15 @@ TEST_CASE("fused BN training: pointers off 16-byte alignment take the scalar wal
   }
   CHECK(wrong == 0);
   CHECK(out.guard_intact());
+}
+
+}  // namespace
+
+TEST_CASE("fused BN training: pointers off 16-byte alignment take the scalar walk, same results") {
+  // Layouts the 16-byte walks take (planes of 3136: vectors along the plane, merged partials;
+  // planes of 49: plane groups); the second run moves x and y 4 bytes off alignment, so the
+  // kernel must walk element by element. Both runs see the same data; only the fp32
+  // summation order differs.
+  SUBCASE("vectors along the plane") { check_misaligned_walk({8, 64, 56, 56}); }
+  SUBCASE("plane groups") { check_misaligned_walk({16, 256, 7, 7}); }
 }

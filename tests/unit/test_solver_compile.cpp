@@ -173,6 +173,16 @@ void bn_training(std::vector<Variant>& out) {
   PlanBuilder chain(DataType::bfloat16, {4, 8, 6, 6}, Lay::nhwc);
   chain.bn_train(BatchNormMode::spatial, true).residual().act(ActivationMode::relu);
   out.push_back({"BN training, residual, ReLU", chain.take()});
+  // Plane groups (planes 16-byte vectors do not tile): one partial, and several with a
+  // residual reading the group's coordinates.
+  for (DataType t : kAllTypes) {
+    PlanBuilder one(t, {4, 1024, 7, 7}, Lay::nchw);
+    one.bn_train(BatchNormMode::spatial, true).act(mode(i++));
+    out.push_back({label("NA training, plane groups, one partial", t, Lay::nchw), one.take()});
+    PlanBuilder several(t, {64, 16, 5, 5}, Lay::nchw);
+    several.bn_train(BatchNormMode::spatial, false).residual().act(mode(i++));
+    out.push_back({label("NA training, plane groups, partials", t, Lay::nchw), several.take()});
+  }
 }
 
 void bn_backward(std::vector<Variant>& out) {
@@ -189,6 +199,14 @@ void bn_backward(std::vector<Variant>& out) {
   }
   out.push_back({"BN backward alone", PlanBuilder(DataType::float32, {2, 4096, 4, 4}, Lay::nhwc)
                                           .bn_backward(BatchNormMode::spatial).take()});
+  for (DataType t : kAllTypes) {
+    PlanBuilder one(t, {4, 1024, 7, 7}, Lay::nchw);
+    one.bn_backward(BatchNormMode::spatial).act_backward(mode(i++));
+    out.push_back({label("NA backward, plane groups, one partial", t, Lay::nchw), one.take()});
+    PlanBuilder several(t, {64, 16, 5, 5}, Lay::nchw);
+    several.bn_backward(BatchNormMode::spatial).act_backward(mode(i++));
+    out.push_back({label("NA backward, plane groups, partials", t, Lay::nchw), several.take()});
+  }
 }
 
 }  // namespace

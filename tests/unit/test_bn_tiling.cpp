@@ -1,0 +1,80 @@
+// The BN training tiling (lib/solvers/bn_tiling.cpp) without a GPU: which layouts walk their
+// planes as plane groups (kernels/common/plane_groups.h), and that their partials cover
+// whole images; the kernels themselves run in tests/gpu/test_fused_bn_*.cpp.
+#include <doctest/doctest.h>
+
+#include "solvers/bn_tiling.h"
+#include "test_solver_plans.h"
+
+using namespace hipfuse;
+using namespace hipfuse::test;
+
+namespace {
+
+Target h200() {
+  Target t;
+  t.arch = "sm_90";
+  t.multiprocessors = 132;
+  return t;
+}
+
+BnTiling spatial_tiling(DataType type, std::vector<std::int64_t> lengths, Lay lay = Lay::nchw) {
+  return choose_bn_tiling(packed(type, std::move(lengths), lay), BatchNormMode::spatial, h200());
+}
+
+// Partials of whole images that cover the rows exactly once.
+void check_whole_images(const BnTiling& t, std::int64_t images, std::int64_t plane) {
+  CHECK(t.rows == images * plane);
+  CHECK(t.rows_per_partial % plane == 0);
+  CHECK(static_cast<std::int64_t>(t.partials) * t.rows_per_partial >= t.rows);
+  CHECK(static_cast<std::int64_t>(t.partials - 1) * t.rows_per_partial < t.rows);
+}
+
+}  // namespace
+
+TEST_CASE("BN tiling: planes that 16-byte vectors do not tile walk as plane groups") {
+  SUBCASE("fp32 2048x7x7: groups of 4 channels, one partial (512 blocks on a 528-block wave)") {
+    const BnTiling t = spatial_tiling(DataType::float32, {64, 2048, 7, 7});
+    CHECK(t.plane_groups);
+    CHECK(t.tile_columns == 4);
+    CHECK(t.threads() == 256);
+    CHECK(t.partials == 1);
+    CHECK(t.rows_per_partial == 64 * 49);
+  }
+  SUBCASE("fp32 64x7x7: few channels, several partials of whole images") {
+    const BnTiling t = spatial_tiling(DataType::float32, {64, 64, 7, 7});
+    CHECK(t.plane_groups);
+    CHECK(t.partials > 1);
+    check_whole_images(t, 64, 49);
+  }
+  SUBCASE("fp16 and bf16 14x14 (196 is not a multiple of 8): groups of 8") {
+    for (DataType type : {DataType::half, DataType::bfloat16}) {
+      const BnTiling t = spatial_tiling(type, {64, 1024, 14, 14});
+      CHECK(t.plane_groups);
+      CHECK(t.tile_columns == 8);
+      check_whole_images(t, 64, 196);
+    }
+  }
+}
+
+TEST_CASE("BN tiling: the other layouts keep their walks") {
+  // Planes vectors tile: 16-byte vectors along the plane, a column a block.
+  const BnTiling fp32_14 = spatial_tiling(DataType::float32, {64, 1024, 14, 14});
+  CHECK_FALSE(fp32_14.plane_groups);
+  CHECK(fp32_14.tile_columns == 1);
+  // Channels that do not fill a group, planes longer than a block's threads, planes smaller
+  // than a vector, channels-last data, per-activation BN.
+  CHECK_FALSE(spatial_tiling(DataType::float32, {64, 3, 7, 7}).plane_groups);
+  CHECK_FALSE(spatial_tiling(DataType::float32, {8, 64, 17, 17}).plane_groups);
+  CHECK_FALSE(spatial_tiling(DataType::half, {8, 64, 2, 3}).plane_groups);
+  CHECK_FALSE(spatial_tiling(DataType::float32, {64, 2048, 7, 7}, Lay::nhwc).plane_groups);
+  CHECK_FALSE(choose_bn_tiling(packed(DataType::float32, {64, 2048, 7, 7}, Lay::nchw), BatchNormMode::per_activation,
+                               h200())
+                  .plane_groups);
+  // A batch stride that would put groups off 16-byte boundaries.
+  TensorDesc padded = packed(DataType::float32, {8, 64, 7, 7}, Lay::nchw);
+  padded.strides[0] = 64 * 49 + 2;
+  CHECK_FALSE(choose_bn_tiling(padded, BatchNormMode::spatial, h200()).plane_groups);
+  padded.strides[0] = 64 * 49 + 4;
+  CHECK(choose_bn_tiling(padded, BatchNormMode::spatial, h200()).plane_groups);
+}
