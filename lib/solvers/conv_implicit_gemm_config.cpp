@@ -26,6 +26,7 @@ struct Candidate {
   int k_chunks = 4;   // matrix kernel: 16-byte chunks per k-tile row (4: BK 32 fp16, 8: BK 64 fp16)
   bool persistent = false;  // matrix kernel: min_blocks blocks per SM loop over the output tiles
   bool warpgroup = false;   // matrix kernel: wgmma (sm_90a), warps stacked along M in warpgroups of 4
+  bool fit_blocks = false;  // persistent: min_blocks (the register cap) cut to the blocks shared memory fits
 };
 
 // Matrix-unit tiles: a 64x64 warp tile reads 32 FLOP per byte of shared memory (ldmatrix),
@@ -105,6 +106,27 @@ constexpr Candidate kWarpgroupTiles[] = {
     // equal waves too (3x3 128->128 28x28: 45.3 against wg128x128's 49.6), behind with a
     // gathered A (NCHW 1x1 1024->256: 40.4 against wg128x256's 35.7).
     {"wg192x128", Kernel::matrix, 192, 128, 12, 1, 5, 1, 2.1, 8, false, true},
+};
+// Persistent candidates for the memory-bound 1x1 layers (GEMM K 64-512, ~2 TB/s against
+// cuDNN's ~3), forced by name only (the tile sweep): no automatic choice iterates this table.
+// Sizes: fp16 NHWC, the stages plus the staging past them (NCHW's staging is up to 8% smaller).
+// wgmma: stages from 3 (one k-tile: 1), so that only GEMM K 64 fits wg128x256p's 132 KB of
+// staging. min_blocks is for K = 64; longer K's stages leave fewer blocks, whose registers a
+// gathered A (NCHW) then needs (fit_blocks; under K = 64's caps ptxas spills 48-136 bytes on
+// 1x1 256->128 NCHW).
+constexpr Candidate kPersistentTiles[] = {
+    // 1 warpgroup of 64x128: 59 KB for K = 64 (3 blocks per SM), 107 KB with 3 stages (2).
+    {"wg64x128p", Kernel::matrix, 64, 128, 4, 1, 3, 3, 1.7, 8, true, true, true},
+    // 1 warpgroup of 2 x 64x64: 61 KB for K = 64 (3 blocks per SM), 109 KB with 3 stages (2).
+    {"wg128x64p", Kernel::matrix, 128, 64, 4, 1, 3, 3, 1.8, 8, true, true, true},
+    // 2 warpgroups of 64x128: 101 KB for K = 64 (2 blocks per SM), 197 KB with 4 stages (1).
+    {"wg128x128p", Kernel::matrix, 128, 128, 8, 1, 4, 2, 2.0, 8, true, true, true},
+    // 2 warpgroups of 64x256: 181 KB for K = 64 (1 block per SM); 3 stages would take 277 KB.
+    {"wg128x256p", Kernel::matrix, 128, 256, 8, 1, 3, 1, 2.2, 8, true, true, true},
+    // 4 warps of 32x32: 34 KB for K = 64 (5 blocks per SM: 6 would fit, but NCHW's gathered A
+    // spills 24 bytes under their 80 registers), 50 KB with 2 stages (4). A 128x64k64p with 4
+    // blocks would not fit (60 KB a block for K = 64).
+    {"64x64k64p", Kernel::matrix, 64, 64, 2, 2, 2, 5, 0.6, 8, true, false, true},
 };
 // wgmma pays where each row of A meets at least this many output channels: with 64, every A
 // element (re-read from L2 R*S times by the implicit GEMM) feeds only 64 multiply-adds and
@@ -244,6 +266,7 @@ Config make_config(const Problem& p, const Candidate& c, int sms) {
     const int epi = cfg.out_along_k ? c.bm * (c.bn + 8) * 4 : c.bn * (c.bm + 4) * 4;
     cfg.shared_bytes = c.persistent ? pipe + epi : std::max(pipe, epi);
     if (c.warpgroup) cfg.shared_bytes += 1024;  // slack to align the stages to 1024 bytes (wgmma swizzle)
+    if (c.fit_blocks) cfg.tile.min_blocks = resident_blocks(c, cfg);
   } else {
     cfg.shared_bytes = 0;  // static: 2 x 8 x (BM + 4 + BN + 4) floats
   }
@@ -339,7 +362,7 @@ std::array<std::int64_t, 4> nchw_strides(int n, int c, int h, int w) {
 
 namespace {
 
-// The first matrix tile (BK 32 ones, then BK 64, then warpgroup) for which `pred` holds, or nullptr.
+// The first matrix tile (BK 32 ones, then BK 64, warpgroup, persistent) for which `pred` holds, or nullptr.
 template <class Pred>
 const Candidate* first_matrix_tile(Pred pred) {
   for (const auto& c : kMatrixTiles) {
@@ -349,6 +372,9 @@ const Candidate* first_matrix_tile(Pred pred) {
     if (pred(c)) return &c;
   }
   for (const auto& c : kWarpgroupTiles) {
+    if (pred(c)) return &c;
+  }
+  for (const auto& c : kPersistentTiles) {
     if (pred(c)) return &c;
   }
   return nullptr;
@@ -420,8 +446,8 @@ std::string why_not(const Problem& p, const std::string& arch) {
 
 namespace {
 
-// The tile called `name` among the matrix tiles (BK 32, BK 64, and the warpgroup ones where
-// `warpgroup` allows them) or the SIMT tiles; nullptr when there is none.
+// The tile called `name` among the matrix tiles (BK 32, BK 64, persistent, and the warpgroup
+// ones where `warpgroup` allows them) or the SIMT tiles; nullptr when there is none.
 const Candidate* find_tile(const std::string& name, bool matrix, bool warpgroup = false) {
   if (!matrix) {
     for (const auto& c : kSimtTiles) {

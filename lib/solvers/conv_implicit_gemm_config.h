@@ -98,9 +98,10 @@ std::string why_not(const Problem& problem, const std::string& arch);
 // The kernel and tile for a problem: a fixed shape heuristic (no autotuning). `sms` is the
 // multiprocessor count (0: assume 132). `force_tile` (tests, benchmarks) picks a named
 // matrix tile: "128x128", "128x128w8", "256x64", "128x64", "64x64", "128x32", the BK = 64 ones
-// "128x128k64", "128x128w8k64", "256x64k64", "128x64k64", "128x64w8k64", the persistent "128x64k64p", the
-// warpgroup ones "wg128x128", "wg128x64", "wg64x128", "wg128x256", "wg256x128", "wg192x128" (fp16/bf16, only where
-// `warpgroup_mma`: a forced one elsewhere falls back to the heuristic), or a SIMT one: "simt128x128",
+// "128x128k64", "128x128w8k64", "256x64k64", "128x64k64", "128x64w8k64", the persistent "128x64k64p" and
+// "64x64k64p", the warpgroup ones "wg128x128", "wg128x64", "wg64x128", "wg128x256", "wg256x128", "wg192x128" and
+// the persistent "wg64x128p", "wg128x64p", "wg128x128p", "wg128x256p" (fp16/bf16, only where `warpgroup_mma`: a
+// forced one elsewhere falls back to the heuristic), or a SIMT one: "simt128x128",
 // "simt128x64", "simt64x64"; a "/sk" suffix ("<tile>/sk", or "/sk" for the heuristic's tile)
 // turns stream-K on for a pipelined matrix tile (never chosen automatically: slower on the
 // H200). `warpgroup_mma`: the target has wgmma (has_warpgroup_mma).

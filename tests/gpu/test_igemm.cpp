@@ -598,3 +598,25 @@ TEST_CASE("igemm: tile sweep of the wgmma tiles on the ResNet-50 wgmma layers" *
   };
   sweep_tiles(layers, {"wg192x128", "wg128x256", "wg128x128", "wg256x128", "wg64x128"});
 }
+
+// Not part of the regular suite: the memory-bound ResNet-50 1x1 layers (batch 64, GEMM K <= 512)
+// on today's tiles (128x64k64p NHWC, 128x64 NCHW) against the forced-only persistent ones: wgmma,
+// and mma.sync with more resident blocks (64x64k64p). wg128x256p fits only GEMM K 64 (one k-tile),
+// so it runs on those layers alone. cuDNN column: its fused channels-last call (spaced,
+// docs/perf-runs/2026-12-01-peers-spaced/).
+TEST_CASE("igemm: tile sweep on the memory-bound 1x1 layers" * doctest::skip()) {
+  const std::vector<Layer> layers = {
+      {"1x1 64->256 56x56", DataType::half, {64, 64, 56, 56, 256, 1, 1, 0, 1}, 42.8},
+      {"1x1 256->64 56x56", DataType::half, {64, 256, 56, 56, 64, 1, 1, 0, 1}, 39.7},
+      {"1x1 64->64 56x56", DataType::half, {64, 64, 56, 56, 64, 1, 1, 0, 1}, 19.5},
+      {"1x1 256->128 56x56", DataType::half, {64, 256, 56, 56, 128, 1, 1, 0, 1}, 46.7},
+      {"1x1 128->512 28x28", DataType::half, {64, 128, 28, 28, 512, 1, 1, 0, 1}, 26.3},
+      {"1x1 512->128 28x28", DataType::half, {64, 512, 28, 28, 128, 1, 1, 0, 1}, 24.4},
+  };
+  sweep_tiles(layers, {"128x64k64p", "128x64", "wg64x128p", "wg128x64p", "wg128x128p", "64x64k64p"});
+  std::vector<Layer> one_k_tile;
+  for (const Layer& l : layers) {
+    if (l.shape.c * l.shape.r * l.shape.s == 64) one_k_tile.push_back(l);
+  }
+  sweep_tiles(one_k_tile, {"wg128x256p"});
+}

@@ -276,6 +276,9 @@ TEST_CASE("igemm: every tile x data type x layout compiles for sm_90 with hipRTC
       // wgmma, compiled for sm_90a
       {DataType::half, false, {"wg128x128", "wg128x64", "wg64x128", "wg128x256", "wg256x128", "wg192x128"}},
       {DataType::bfloat16, false, {"wg128x128", "wg128x64", "wg64x128", "wg128x256", "wg256x128", "wg192x128"}},
+      // persistent, forced only (wg128x256p on a 1x1: its shared memory fits only one k-tile)
+      {DataType::half, false, {"wg64x128p", "wg128x64p", "wg128x128p", "wg128x256p", "64x64k64p"}},
+      {DataType::bfloat16, false, {"wg64x128p", "wg128x64p", "wg128x128p", "wg128x256p", "64x64k64p"}},
       // stream-K (k-tile ranges per block, shared tiles summed through scratch)
       {DataType::half, false, {"wg128x256/sk", "wg128x128/sk", "128x64k64/sk", "128x128/sk"}},
       {DataType::float32, true, {"128x128/sk"}},
@@ -295,6 +298,10 @@ TEST_CASE("igemm: every tile x data type x layout compiles for sm_90 with hipRTC
         if (compiled % 4 == 3) {  // odd channels: the per-element gather paths
           cc.c = 17;
           cc.k = 33;
+        }
+        if (std::string(tile) == "wg128x256p") {  // its shared memory fits one k-tile only: a 1x1
+          cc.r = cc.s = 1;
+          cc.pad = 0;
         }
         auto plan = make_plan(cc, chain);
         const igemm::Config config = ConvImplicitGemmSolver::config_for(*plan, sm90(), tile);
@@ -441,6 +448,49 @@ TEST_CASE("igemm: BK 64 tiles: shared memory, stages cut to the k-tiles, sweep-o
   CHECK(ConvImplicitGemmSolver::config_for(*make_plan(three), sm90(), "128x64").tile.stages == 4);
 }
 
+TEST_CASE("igemm: persistent sweep tiles: forced only, staging apart from the pipeline, resident blocks") {
+  // The memory-bound 1x1 layers of the sweep (batch 64, fp16); {tile, blocks per SM for GEMM
+  // K 64 (one k-tile, one stage), for longer K (0: does not fit)}.
+  struct Layer {
+    int c, hw, k;
+  } layers[] = {{64, 56, 256}, {256, 56, 64}, {64, 56, 64}, {256, 56, 128}, {128, 28, 512}, {512, 28, 128}};
+  struct Expect {
+    const char* tile;
+    int blocks_k64, blocks_longer;
+  } expect[] = {
+      {"wg64x128p", 3, 2}, {"wg128x64p", 3, 2}, {"wg128x128p", 2, 1}, {"wg128x256p", 1, 0}, {"64x64k64p", 5, 4},
+  };
+  for (const Layer& l : layers) {
+    for (Layout layout : {Layout::nhwc, Layout::nchw}) {
+      CAPTURE(l.c);
+      CAPTURE(l.k);
+      auto plan = make_plan(reference_layer(DataType::half, layout, l.c, l.hw, l.k, 1));
+      const std::string automatic = ConvImplicitGemmSolver::config_for(*plan, sm90()).tile.name();
+      for (const Expect& e : expect) {
+        CAPTURE(e.tile);
+        CHECK(automatic != e.tile);
+        const igemm::Config c = ConvImplicitGemmSolver::config_for(*plan, sm90(), e.tile);
+        CAPTURE(c.describe());
+        const int blocks = l.c == 64 ? e.blocks_k64 : e.blocks_longer;
+        if (blocks == 0) {  // past the 227 KB of a block: config_for's fallback
+          CHECK(std::string(c.tile.name()) == "64x64");
+          continue;
+        }
+        CHECK(std::string(c.tile.name()) == e.tile);
+        CHECK(c.tile.persistent);
+        CHECK(c.tile.stages >= (l.c == 64 ? 1 : c.tile.warpgroup ? 3 : 2));
+        const int pipe = c.tile.stages * (c.tile.bm + c.tile.bn) * 128;
+        const int epi = layout == Layout::nhwc ? c.tile.bm * (c.tile.bn + 8) * 4 : c.tile.bn * (c.tile.bm + 4) * 4;
+        CHECK(c.shared_bytes == pipe + epi + (c.tile.warpgroup ? 1024 : 0));
+        CHECK(c.shared_bytes <= 227 * 1024);
+        CHECK(blocks * (c.shared_bytes + 1024) <= 228 * 1024);
+        CHECK(c.tile.min_blocks == blocks);  // the register cap of the resident blocks
+        CHECK(c.grid_x == std::min<std::int64_t>(c.tiles, 132 * blocks));
+      }
+    }
+  }
+}
+
 // Not part of the regular suite: writes the generated headers (hf_plan.h, hf_igemm.h) of every
 // matrix tile on the reference layers (fp16 / bf16, NHWC / NCHW, conv + bias + ReLU) under
 // $HIPFUSE_IGEMM_HEADER_DIR/<type>-<layout>-<layer>-<tile>/, for `nvcc -cubin -Xptxas -v`
@@ -451,11 +501,16 @@ TEST_CASE("igemm: write the generated headers of the reference layers" * doctest
   const std::filesystem::path root(dir_env);
   const char* tiles[] = {"128x128",    "128x128w8",    "256x64",    "128x64",    "64x64",      "128x32",
                          "128x128k64", "128x128w8k64", "256x64k64", "128x64k64", "128x64w8k64", "128x64k64p",
-                         "wg128x128",  "wg128x64",     "wg64x128",  "wg128x256", "wg256x128", "wg192x128"};
+                         "wg128x128",  "wg128x64",     "wg64x128",  "wg128x256", "wg256x128", "wg192x128",
+                         "wg64x128p",  "wg128x64p",    "wg128x128p", "wg128x256p", "64x64k64p"};
+  // 1x1 256->128: a memory-bound layer of several k-tiles (a gathered A pipelined, for NCHW).
   struct Layer {
     const char* name;
     int c, hw, k, r;
-  } layers[] = {{"1x1-64-256", 64, 56, 256, 1}, {"3x3-64-64", 64, 56, 64, 3}, {"3x3-256-256", 256, 14, 256, 3}};
+  } layers[] = {{"1x1-64-256", 64, 56, 256, 1},
+                {"3x3-64-64", 64, 56, 64, 3},
+                {"3x3-256-256", 256, 14, 256, 3},
+                {"1x1-256-128", 256, 56, 128, 1}};
   int written = 0;
   for (DataType t : {DataType::half, DataType::bfloat16}) {
     for (Layout layout : {Layout::nhwc, Layout::nchw}) {
@@ -463,6 +518,7 @@ TEST_CASE("igemm: write the generated headers of the reference layers" * doctest
         auto plan = make_plan(reference_layer(t, layout, l.c, l.hw, l.k, l.r));
         for (const char* tile : tiles) {
           const igemm::Config config = ConvImplicitGemmSolver::config_for(*plan, sm90(), tile);
+          if (std::string(config.tile.name()) != tile) continue;  // does not fit (wg128x256p past one k-tile)
           const rt::KernelRequest r = ConvImplicitGemmSolver::request_for(*plan, config);
           const auto dir = root / (std::string(name_of(t)) + "-" + (layout == Layout::nhwc ? "nhwc" : "nchw") + "-" +
                                    l.name + "-" + tile);
