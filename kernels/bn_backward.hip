@@ -6,7 +6,7 @@
 // per column: dbias = sum dz, dscale = sum xhat * dz, and
 //   dx = (scale * inv_std / M) * (M * dz - dbias - xhat * dscale)
 // (spatial and per-activation alike: per-activation's A = scale*dbias and B = scale*dscale).
-// Phases, vector units (plane groups included) and walking orders as in bn_forward_training.hip; dscale/dbias are
+// Phases, vector units and walking orders as in bn_forward_training.hip; dscale/dbias are
 // the handoff to the apply phase (or, with Tiling::apply_merges, each apply block merges
 // its columns' partials in fp64 and the blocks of partial 0 write dscale/dbias).
 //
@@ -16,7 +16,6 @@
 #include "common/column_tiling.h"
 #include "common/kernel_args.h"
 #include "common/memory.h"
-#include "common/plane_groups.h"
 #include "common/statistics.h"
 #include "common/vendor.h"
 #include "hf_plan.h"
@@ -34,12 +33,6 @@ constexpr int kPartialFields = 2;  // sum dz, sum xhat * dz
 constexpr int kLanes = hf::kLanes16<data_t>;
 constexpr bool kVector = Tiles::vectorizable<kLanes, XGeom, YGeom>;
 constexpr int kVectorLanes = kVector ? kLanes : 1;
-using Groups = hf::PlaneGroups<XGeom, Tiling, kLanes>;
-constexpr bool kGrouped = Groups::usable<XGeom, YGeom>;
-// Vectors in flight per thread and tensor in the plane-group walk, fewer than the plane walk's
-// as each thread keeps two channels' parameters and sums: 2 of 4 fp32, 1 of 8 2-byte values
-// (more spilled past the 64 registers).
-constexpr int kGroupBatch = kLanes <= 4 ? 2 : 1;
 // At most 64 registers a thread, so that 1024 threads fit on a multiprocessor: the host
 // sizes the grid for that many (bn_tiling.cpp, kThreadsPerMultiprocessor).
 constexpr int kMinBlocksPerMultiprocessor = Tiles::threads <= 1024 ? 1024 / Tiles::threads : 1;
@@ -49,8 +42,6 @@ constexpr bool kReadsY = kHasActivation && hf::activation_backward_reads_y<kActi
 struct Shared {
   hf::GradientSums<float> sums[Tiles::threads];
   hf::GradientSums<double> merged[Tiles::threads];
-  hf::GradientSums<float> gradients[Tiling::tile_columns];  // plane groups: dbias, dscale
-  Groups::Shared<hf::GradientSums<float>, kGrouped> groups;
 };
 
 // A column's parameters and saved statistics.
@@ -191,133 +182,6 @@ HF_DEVICE void apply_phase(const hf::BnBackwardArgs& args, Shared& shared) {
   }
 }
 
-// ---- plane groups: V channels a block, walked as vectors across their planes -------------
-
-// The parameters of the thread's two channels (low, high).
-HF_DEVICE void group_params(const hf::BnBackwardArgs& args, const Groups::Lane& g, ColumnParams (&c)[2]) {
-  c[0] = column_params(args, g.c0 + g.low);
-  c[1] = column_params(args, g.c0 + g.high());
-}
-
-// c[high], field by field (a select of values: no dynamic indexing, so c stays in registers).
-HF_DEVICE ColumnParams pick(bool high, const ColumnParams (&c)[2]) {
-  return {high ? c[1].scale : c[0].scale, high ? c[1].bias : c[0].bias, high ? c[1].mean : c[0].mean,
-          high ? c[1].inv_std : c[0].inv_std};
-}
-
-template <int V>
-HF_DEVICE void group_sums(const hf::BnBackwardArgs& args, const Groups::Lane& g, hf::GradientSums<float>& low,
-                          hf::GradientSums<float>& high) {
-  hf::GradientRun lo, hi;
-  if (g.active) {
-    ColumnParams c[2];
-    group_params(args, g, c);
-    const int lo_count = g.low_count(), hi_count = g.high_count();
-    Groups::for_each_image<kGroupBatch>(
-        g, [&](index_t n) { return load_unit<V>(args, Groups::offset<XGeom>(g, n)); },
-        [&](index_t, const Loaded<V>& in) {
-#pragma unroll
-          for (int e = 0; e < V; ++e) {
-            const bool high = e >= g.split;
-            const Element el = element(args, pick(high, c), in.x.v[e], in.dy.v[e], in.y.v[e]);
-            if (high) {
-              hi.add(el.xhat, el.dz);
-            } else {
-              lo.add(el.xhat, el.dz);
-            }
-          }
-        },
-        [&](int units) {
-          lo.end_batch_values<Groups::folds>(units * lo_count);
-          hi.end_batch_values<Groups::folds>(units * hi_count);
-        });
-  }
-  low = lo.sums();
-  high = hi.sums();
-}
-
-// dx over this thread's vectors, last images first; gradients: the group's dbias, dscale.
-template <int V>
-HF_DEVICE void group_input_gradient(const hf::BnBackwardArgs& args, const Groups::Lane& g,
-                                    const hf::GradientSums<float>* gradients) {
-  if (!g.active) return;
-  constexpr float inv_m = 1.0f / static_cast<float>(Tiles::rows);
-  ColumnParams c[2];
-  group_params(args, g, c);
-  const int ch[2] = {g.low, g.high()};
-  float k[2], mean_dz[2], mean_xhat_dz[2];
-#pragma unroll
-  for (int s = 0; s < 2; ++s) {
-    k[s] = c[s].scale * c[s].inv_std;
-    mean_dz[s] = gradients[ch[s]].dz * inv_m;
-    mean_xhat_dz[s] = gradients[ch[s]].xhat_dz * inv_m;
-  }
-  Groups::for_each_image<kGroupBatch, true>(
-      g, [&](index_t n) { return load_unit<V>(args, Groups::offset<XGeom>(g, n)); },
-      [&](index_t n, const Loaded<V>& in) {
-        hf::Values<V> out;
-#pragma unroll
-        for (int e = 0; e < V; ++e) {
-          const bool high = e >= g.split;
-          const Element el = element(args, pick(high, c), in.x.v[e], in.dy.v[e], in.y.v[e]);
-          out.v[e] = (high ? k[1] : k[0]) * (el.dz - (high ? mean_dz[1] : mean_dz[0]) -
-                                             el.xhat * (high ? mean_xhat_dz[1] : mean_xhat_dz[0]));
-        }
-        hf::store_values<data_t, V>(args.dx, Groups::offset<YGeom>(g, n), out);
-      });
-}
-
-template <int V>
-HF_DEVICE void group_reduce_phase(const hf::BnBackwardArgs& args, Shared& shared) {
-  const Groups::Lane g = Groups::lane();
-  hf::GradientSums<float> low, high;
-  group_sums<V>(args, g, low, high);
-  Groups::reduce_channels(low, high, hf::GradientSums<float>{0.0f, 0.0f}, shared.groups);
-  const Place p = Tiles::place();  // column lanes = the group's channels
-  if (p.valid && p.row_lane == 0) {
-    const hf::GradientSums<float> s = shared.groups.channel[p.column_lane];
-    if constexpr (Tiling::partials == 1) {
-      write_gradients(args, p.column, s.dz, s.xhat_dz);
-    } else {
-      float* out = args.partials + (p.column * Tiling::partials + p.partial) * kPartialFields;
-      out[0] = s.dz;
-      out[1] = s.xhat_dz;
-    }
-  }
-  // (reduce_channels' last barrier made shared.groups.channel visible to every thread.)
-  if constexpr (Tiling::partials == 1) group_input_gradient<V>(args, g, shared.groups.channel);
-}
-
-template <int V>
-HF_DEVICE void group_apply_phase(const hf::BnBackwardArgs& args, Shared& shared) {
-  const Place p = Tiles::place(true);
-  if constexpr (Tiling::apply_merges) {
-    const hf::GradientSums<double> s = merged_sums(args, p, shared);
-    if (p.valid && p.row_lane == 0) {
-      if (p.partial == 0) write_gradients(args, p.column, s.dz, s.xhat_dz);
-      // The same float values dbias and dscale hold.
-      shared.gradients[p.column_lane] = {static_cast<float>(s.dz), static_cast<float>(s.xhat_dz)};
-    }
-  } else if (p.valid && p.row_lane == 0) {
-    const index_t i = Tiles::parameter_index(p.column);
-    shared.gradients[p.column_lane] = {hf::load_float<param_t>(args.bias_diff, i),
-                                       hf::load_float<param_t>(args.scale_diff, i)};
-  }
-  __syncthreads();
-  group_input_gradient<V>(args, Groups::lane(true), shared.gradients);
-}
-
-template <bool Grouped>
-HF_DEVICE void run_groups(const hf::BnBackwardArgs& args, Shared& shared) {
-  if constexpr (Grouped) {
-    if (Tiling::partials == 1 || args.phase == hf::kBnReduce) {
-      group_reduce_phase<kLanes>(args, shared);
-    } else if constexpr (Tiling::partials > 1) {
-      group_apply_phase<kLanes>(args, shared);
-    }
-  }
-}
-
 // The phases this tiling launches, and nothing else (compile time: each is built for the
 // vector and the scalar walk).
 template <int V>
@@ -341,8 +205,6 @@ HF_KERNEL void __launch_bounds__(Tiles::threads, kMinBlocksPerMultiprocessor) hf
   }
   if (kVector && args.vector_ok) {
     run<kVectorLanes>(args, shared);
-  } else if (kGrouped && args.vector_ok) {
-    run_groups<kGrouped>(args, shared);
   } else {
     run<1>(args, shared);
   }

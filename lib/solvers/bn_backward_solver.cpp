@@ -16,7 +16,7 @@ const ActivationBackwardOp* activation_of(const FusionPlan& plan) {
 }
 
 BnTiling tiling_for(const FusionPlan& plan, const Target& target) {
-  return choose_bn_tiling(plan.input(), std::get<BatchNormBackwardOp>(plan.ops().front()->op).mode, target);
+  return choose_bn_tiling(plan.input(), std::get<BatchNormBackwardOp>(plan.ops().front()->op).mode, target, BnKernel::backward);
 }
 
 rt::KernelRequest request_for(const FusionPlan& plan, const BnTiling& tiling) {

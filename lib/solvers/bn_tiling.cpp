@@ -92,7 +92,7 @@ std::size_t BnTiling::scratch_bytes(int fields) const {
          sizeof(float);
 }
 
-BnTiling choose_bn_tiling(const TensorDesc& x, BatchNormMode mode, const Target& target) {
+BnTiling choose_bn_tiling(const TensorDesc& x, BatchNormMode mode, const Target& target, BnKernel kernel) {
   BnTiling t;
   const std::int64_t n = x.lengths[0], c = x.lengths[1], s = spatial_size(x);
   const bool channels_inner = channels_innermost(x) || s == 1;
@@ -103,7 +103,10 @@ BnTiling choose_bn_tiling(const TensorDesc& x, BatchNormMode mode, const Target&
   // Rows run along memory for channel-first spatial BN; otherwise columns do.
   const auto element_bytes = static_cast<std::int64_t>(size_of(x.type));
   const std::int64_t lanes = 16 / element_bytes;
-  t.plane_groups = t.spatial && !channels_inner && plane_groups_fit(x, lanes);
+  // Forward training only: the backward reads three tensors and would keep two channels'
+  // parameters a thread, which left room for 2 vectors in flight; its plane groups measured
+  // slower than its scalar walk (H200, 64x2048x7x7 fp32: 37.6 against 34.7 us, docs/PERF_NOTES.md v9).
+  t.plane_groups = kernel == BnKernel::forward_training && t.spatial && !channels_inner && plane_groups_fit(x, lanes);
   t.tile_columns = t.plane_groups ? static_cast<int>(lanes) : t.spatial && !channels_inner ? 1 : pow2_at_least(t.columns);
   t.tile_rows = kThreads / t.tile_columns;
   t.partials = choose_partials(t, target);

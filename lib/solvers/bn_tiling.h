@@ -33,8 +33,11 @@ struct BnTiling {
   std::size_t scratch_bytes(int fields) const;
 };
 
-// The tiling for BN over `x` in `mode` on `target`.
-BnTiling choose_bn_tiling(const TensorDesc& x, BatchNormMode mode, const Target& target);
+// Which BN training kernel a tiling is for.
+enum class BnKernel { forward_training, backward };
+
+// The tiling for BN over `x` in `mode` on `target`, for `kernel`.
+BnTiling choose_bn_tiling(const TensorDesc& x, BatchNormMode mode, const Target& target, BnKernel kernel);
 
 // `struct Tiling { ... };` for ColumnTiling.
 void emit_tiling(PlanHeader& header, const BnTiling& tiling);

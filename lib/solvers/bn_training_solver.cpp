@@ -24,7 +24,7 @@ std::vector<const FusionOp*> epilogue_ops(const FusionPlan& plan) {
 }
 
 BnTiling tiling_for(const FusionPlan& plan, const Target& target) {
-  return choose_bn_tiling(plan.input(), bn_op(plan).mode, target);
+  return choose_bn_tiling(plan.input(), bn_op(plan).mode, target, BnKernel::forward_training);
 }
 
 rt::KernelRequest request_for(const FusionPlan& plan, const BnTiling& tiling) {

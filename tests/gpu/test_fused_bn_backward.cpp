@@ -59,8 +59,8 @@ TEST_CASE("fused BN backward: row walks (16-byte vectors along the plane, scalar
     run_and_check(PlanBuilder(DataType::half, {64, 16, 14, 14}, Lay::nchw).bn_backward(BatchNormMode::spatial)
                       .act_backward(ActivationMode::elu).take(), 3304);
   }
-  SUBCASE("plane groups: planes 16-byte vectors do not tile, walked across groups of channels") {
-    // One partial; merged partials; a finalize launch (fp16 14x14 above: groups of 8).
+  SUBCASE("more planes of 49 and 25 (scalar walk; the forward takes plane groups there)") {
+    // One partial; merged partials; a finalize launch.
     run_and_check(PlanBuilder(DataType::float32, {8, 2048, 7, 7}, Lay::nchw).bn_backward(BatchNormMode::spatial)
                       .act_backward(ActivationMode::relu).take(), 3320);
     run_and_check(PlanBuilder(DataType::float32, {16, 256, 7, 7}, Lay::nchw).bn_backward(BatchNormMode::spatial)

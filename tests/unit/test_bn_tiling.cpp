@@ -1,6 +1,6 @@
-// The BN training tiling (lib/solvers/bn_tiling.cpp) without a GPU: which layouts walk their
-// planes as plane groups (kernels/common/plane_groups.h), and that their partials cover
-// whole images; the kernels themselves run in tests/gpu/test_fused_bn_*.cpp.
+// The BN training tiling (lib/solvers/bn_tiling.cpp) without a GPU: which layouts the forward
+// training kernel walks as plane groups (kernels/common/plane_groups.h), and that their
+// partials cover whole images; the kernels themselves run in tests/gpu/test_fused_bn_*.cpp.
 #include <doctest/doctest.h>
 
 #include "solvers/bn_tiling.h"
@@ -18,8 +18,9 @@ Target h200() {
   return t;
 }
 
-BnTiling spatial_tiling(DataType type, std::vector<std::int64_t> lengths, Lay lay = Lay::nchw) {
-  return choose_bn_tiling(packed(type, std::move(lengths), lay), BatchNormMode::spatial, h200());
+BnTiling spatial_tiling(DataType type, std::vector<std::int64_t> lengths, Lay lay = Lay::nchw,
+                        BnKernel kernel = BnKernel::forward_training) {
+  return choose_bn_tiling(packed(type, std::move(lengths), lay), BatchNormMode::spatial, h200(), kernel);
 }
 
 // Partials of whole images that cover the rows exactly once.
@@ -69,12 +70,16 @@ TEST_CASE("BN tiling: the other layouts keep their walks") {
   CHECK_FALSE(spatial_tiling(DataType::half, {8, 64, 2, 3}).plane_groups);
   CHECK_FALSE(spatial_tiling(DataType::float32, {64, 2048, 7, 7}, Lay::nhwc).plane_groups);
   CHECK_FALSE(choose_bn_tiling(packed(DataType::float32, {64, 2048, 7, 7}, Lay::nchw), BatchNormMode::per_activation,
-                               h200())
+                               h200(), BnKernel::forward_training)
                   .plane_groups);
+  // The backward keeps its scalar walk (measured faster there), a channel a block.
+  const BnTiling backward = spatial_tiling(DataType::float32, {64, 2048, 7, 7}, Lay::nchw, BnKernel::backward);
+  CHECK_FALSE(backward.plane_groups);
+  CHECK(backward.tile_columns == 1);
   // A batch stride that would put groups off 16-byte boundaries.
   TensorDesc padded = packed(DataType::float32, {8, 64, 7, 7}, Lay::nchw);
   padded.strides[0] = 64 * 49 + 2;
-  CHECK_FALSE(choose_bn_tiling(padded, BatchNormMode::spatial, h200()).plane_groups);
+  CHECK_FALSE(choose_bn_tiling(padded, BatchNormMode::spatial, h200(), BnKernel::forward_training).plane_groups);
   padded.strides[0] = 64 * 49 + 4;
-  CHECK(choose_bn_tiling(padded, BatchNormMode::spatial, h200()).plane_groups);
+  CHECK(choose_bn_tiling(padded, BatchNormMode::spatial, h200(), BnKernel::forward_training).plane_groups);
 }

@@ -199,14 +199,6 @@ void bn_backward(std::vector<Variant>& out) {
   }
   out.push_back({"BN backward alone", PlanBuilder(DataType::float32, {2, 4096, 4, 4}, Lay::nhwc)
                                           .bn_backward(BatchNormMode::spatial).take()});
-  for (DataType t : kAllTypes) {
-    PlanBuilder one(t, {4, 1024, 7, 7}, Lay::nchw);
-    one.bn_backward(BatchNormMode::spatial).act_backward(mode(i++));
-    out.push_back({label("NA backward, plane groups, one partial", t, Lay::nchw), one.take()});
-    PlanBuilder several(t, {64, 16, 5, 5}, Lay::nchw);
-    several.bn_backward(BatchNormMode::spatial).act_backward(mode(i++));
-    out.push_back({label("NA backward, plane groups, partials", t, Lay::nchw), several.take()});
-  }
 }
 
 }  // namespace
