@@ -67,6 +67,13 @@ constexpr Candidate kK64Tiles[] = {
 // for 128x64; with a gathered A (NCHW) it loses (78.0 vs 76.4), so 128x64 stays there.
 constexpr const char* kMemoryBoundTileAsync = "128x64k64p";
 constexpr const char* kMemoryBoundTileGathered = "128x64";
+// fp16/bf16 refinements from the H200 memory-bound sweep (docs/PERF_NOTES.md v9, fp16, us):
+// with more than one k-tile (GEMM K 128: 1x1 128->512 28x28 NHWC) the persistent tile's
+// overlap no longer pays, 128x64 46.8 against 128x64k64p's 52.2; with a gathered A (NCHW) and
+// N >= 128 the persistent 2-warpgroup wgmma tile wins, 62.6 against 128x64's 82.8 (128->512)
+// and 72.6 against 76.5 (1x1 64->256 56x56), but loses at N = 64 (64->64: 33.3 against 28.0).
+constexpr const char* kMemoryBoundTileAsyncLongK = "128x64";
+constexpr const char* kMemoryBoundTileGatheredWgmma = "wg128x128p";
 // The automatic choice's BK = 64 substitutes, {picked, substitute}, where the H200 sweep
 // measured the substitute faster (fp16, us): 256x64 -> 128x64k64 on 3x3 64->64 56x56 (NHWC
 // 62.5 -> 60.6, NCHW 98.9 -> 98.0); 128x64 -> 128x64k64 on 3x3 256->256 14x14 (NHWC 56.4 ->
@@ -480,10 +487,16 @@ Config choose_config(const Problem& p, int sms, const std::string& force_tile_an
   // 128x64 67.4 us, 64x64 72.2, 128x128 77.7 NHWC; 76.0 vs 81.6 NCHW).
   if (force_tile.empty() && matrix && p.gemm_k() <= 128 && p.gemm_n() >= 64) {
     best = find_tile(kMemoryBoundTileGathered, true);
+    const bool half = p.elem != Elem::f32;
     if (best != nullptr && make_config(p, *best, sms).a_loader == Loader::async16) {
-      best = find_tile(kMemoryBoundTileAsync, true);
+      best = find_tile(half && p.gemm_k() > 64 ? kMemoryBoundTileAsyncLongK : kMemoryBoundTileAsync, true);
+    } else if (best != nullptr && warpgroup && p.gemm_n() >= 128) {
+      // Not under a heavy register-staged A (a prologue, per-element decodes): not measured.
+      const Candidate* wg = find_tile(kMemoryBoundTileGatheredWgmma, true, true);
+      if (wg != nullptr && !heavy_register_gather(p, *wg, make_config(p, *wg, sms))) best = wg;
     }
   }
+  const bool memory_bound_pick = force_tile.empty() && best != nullptr;  // as measured: no promotion
   if (!force_tile.empty()) best = find_tile(force_tile, matrix, warpgroup);
   // Hopper, fp16/bf16, compute-bound (kWarpgroupMinIntensity) and wide enough (kWarpgroupMinN):
   // the wgmma tile with the least estimated time over whole waves.
@@ -513,7 +526,8 @@ Config choose_config(const Problem& p, int sms, const std::string& force_tile_an
   }
   // Only with a cp.async A: a register-staged A holds twice the values per thread at BK 64
   // (not yet checked for spills with prologues / per-element decodes).
-  if (force_tile.empty() && best->kernel == Kernel::matrix && make_config(p, *best, sms).a_loader == Loader::async16) {
+  if (force_tile.empty() && !memory_bound_pick && best->kernel == Kernel::matrix &&
+      make_config(p, *best, sms).a_loader == Loader::async16) {
     for (const Promotion& pr : kPromote) {
       if (std::string(pr.from) != best->name) continue;
       if (const Candidate* to = find_tile(pr.to, true)) best = to;

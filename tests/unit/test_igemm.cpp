@@ -180,8 +180,9 @@ TEST_CASE("igemm: the tile heuristic on the reference layers") {
     const char* nchw_tile;  // 256x64 only with vector A loads (registers)
     const char* sm80_tile;  // without wgmma (both layouts, where it differs from sm_90's)
   } layers[] = {
-      // memory-bound: stores overlapping the next tile's loads (cp.async A), else most resident blocks
-      {DataType::half, 64, 56, 256, 1, "128x64k64p", "128x64", nullptr},
+      // memory-bound: stores overlapping the next tile's loads (cp.async A), else the persistent
+      // wgmma tile (gathered A, N >= 128), without wgmma the most resident blocks
+      {DataType::half, 64, 56, 256, 1, "128x64k64p", "wg128x128p", nullptr},
       // compute-bound: mma.sync for 64 output channels, wgmma on sm_90 from 128 on; NCHW: x
       // re-laid out first, then as NHWC
       {DataType::half, 64, 56, 64, 3, "128x64k64", "128x64k64", "128x64k64"},
@@ -448,9 +449,10 @@ TEST_CASE("igemm: BK 64 tiles: shared memory, stages cut to the k-tiles, sweep-o
   CHECK(ConvImplicitGemmSolver::config_for(*make_plan(three), sm90(), "128x64").tile.stages == 4);
 }
 
-TEST_CASE("igemm: persistent sweep tiles: forced only, staging apart from the pipeline, resident blocks") {
+TEST_CASE("igemm: persistent sweep tiles: staging apart from the pipeline, resident blocks") {
   // The memory-bound 1x1 layers of the sweep (batch 64, fp16); {tile, blocks per SM for GEMM
-  // K 64 (one k-tile, one stage), for longer K (0: does not fit)}.
+  // K 64 (one k-tile, one stage), for longer K (0: does not fit)}. The automatic choice takes
+  // only wg128x128p, only for a gathered A (NCHW) with N >= 128 and GEMM K <= 128.
   struct Layer {
     int c, hw, k;
   } layers[] = {{64, 56, 256}, {256, 56, 64}, {64, 56, 64}, {256, 56, 128}, {128, 28, 512}, {512, 28, 128}};
@@ -468,7 +470,8 @@ TEST_CASE("igemm: persistent sweep tiles: forced only, staging apart from the pi
       const std::string automatic = ConvImplicitGemmSolver::config_for(*plan, sm90()).tile.name();
       for (const Expect& e : expect) {
         CAPTURE(e.tile);
-        CHECK(automatic != e.tile);
+        const bool chosen = std::string(e.tile) == "wg128x128p" && layout == Layout::nchw && l.k >= 128 && l.c <= 128;
+        CHECK((automatic == e.tile) == chosen);
         const igemm::Config c = ConvImplicitGemmSolver::config_for(*plan, sm90(), e.tile);
         CAPTURE(c.describe());
         const int blocks = l.c == 64 ? e.blocks_k64 : e.blocks_longer;
@@ -617,6 +620,19 @@ TEST_CASE("igemm: warpgroup (wgmma) tiles: sm_90 only, fp16/bf16, stages, aligne
       one.r = one.s = 1;
       one.pad = 0;
       CHECK_FALSE(ConvImplicitGemmSolver::config_for(*make_plan(one), sm90()).tile.warpgroup);
+      // The memory-bound 1x1 layers (sweep v9): one k-tile NHWC, the persistent mma.sync tile;
+      // two (K 128), 128x64; a gathered A (NCHW) with N >= 128, the persistent wgmma tile; N 64,
+      // 128x64; without wgmma, 128x64.
+      auto tile_of = [&](Layout lay, int c, int hw, int k, const Target& target) {
+        return std::string(
+            ConvImplicitGemmSolver::config_for(*make_plan(reference_layer(t, lay, c, hw, k, 1)), target).tile.name());
+      };
+      CHECK(tile_of(Layout::nhwc, 64, 56, 256, sm90()) == "128x64k64p");
+      CHECK(tile_of(Layout::nhwc, 128, 28, 512, sm90()) == "128x64");
+      CHECK(tile_of(Layout::nchw, 64, 56, 256, sm90()) == "wg128x128p");
+      CHECK(tile_of(Layout::nchw, 128, 28, 512, sm90()) == "wg128x128p");
+      CHECK(tile_of(Layout::nchw, 64, 56, 64, sm90()) == "128x64");
+      CHECK(tile_of(Layout::nchw, 128, 28, 512, sm80()) == "128x64");
       // A prologue on odd channels (the heaviest register-staged A): mma.sync's small tile.
       ConvCase odd = cc;
       odd.type = t;
