@@ -17,6 +17,8 @@ report also goes to docs/PERF.md unless --md says otherwise. Regenerate it anywh
   python3 scripts/bench/report.py OUT_DIR --md docs/PERF.md
 Needs BUILD_DIR/fusiondriver (or BUILD_DIR/driver/fusiondriver) and python3 with torch + CUDA.
 On a copy of the tree (no .git, or a stale one), pass BENCH_COMMIT=<sha>[+dirty] to name the commit; it wins over git.
+Give it the literal sha from the build machine: $(git rev-parse HEAD) on the copy reads its stale .git.
+A page whose run recorded the wrong commit: report.py RAW --commit <sha> (the page shows both).
 USAGE
 }
 if [[ $# -lt 2 || $1 == -* || $2 == -* ]]; then

@@ -91,9 +91,13 @@ class Data:
     """One harness run's raw folder; `peers_from` / `compile_from` (raw folders of other runs)
     replace its peers and ceilings / its torch.compile records, and the page names them."""
 
-    def __init__(self, out: Path, peers_from: Path | None = None, compile_from: Path | None = None):
+    def __init__(self, out: Path, peers_from: Path | None = None, compile_from: Path | None = None,
+                 commit: str | None = None):
         self.out = out
         self.env = read_json(out / "env.json", {}) or {}
+        # The commit the run measured, named when the page is generated: the run's own record
+        # may be wrong (a stale .git in the GPU machine's copy of the tree); the page says both.
+        self.commit = commit
         self.run = read_json(out / "run.json", {}) or {}
         peers_dir, compile_dir = peers_from or out, compile_from or out
         self.ceil = read_json(peers_dir / "ceilings.json", {}) or {}
@@ -465,9 +469,11 @@ def render_header(d: Data) -> list[str]:
                  f"{len(e.get('spec_files', []))} spec files; budget {e.get('budget_s', '?')} s, "
                  f"elapsed {run.get('elapsed_s', '?')} s).")
     git = e.get("git", {}) or {}
+    recorded = f"{(git.get('commit') or '?')[:12]}{' + uncommitted changes' if git.get('dirty') else ''}"
+    commit = (f"{d.commit[:12]} (named with `report.py --commit`; the run recorded {recorded})" if d.commit
+              else recorded)
     lines.append(f"- **Software:** torch {dev.get('torch', '?')}, CUDA {dev.get('cuda', '?')}, cuDNN {dev.get('cudnn', '?')}, "
-                 f"Triton {dev.get('triton', '?')}, Python {e.get('python', '?')}; hipfuse commit "
-                 f"{(git.get('commit') or '?')[:12]}{' + uncommitted changes' if git.get('dirty') else ''}.")
+                 f"Triton {dev.get('triton', '?')}, Python {e.get('python', '?')}; hipfuse commit {commit}.")
     for what, src in d.sources:
         lines.append(f"- **Re-measured in a later run:** {what}, from the run of {src.get('date_utc', '?')} "
                      f"(`{src.get('command', '?')}`, hipfuse commit {((src.get('git') or {}).get('commit') or '?')[:12]}); "
@@ -666,7 +672,8 @@ def render(d: Data, rows, results, targets, analysis) -> str:
              "<!-- GENERATED FILE: written by scripts/bench/report.py from a scripts/bench.sh run"
              + (" and the runs that re-measured its peers" if d.sources else "") +
              ". Do not edit by hand; regenerate with: python3 scripts/bench/report.py OUT_DIR"
-             + (" --peers-from RAW --compile-from RAW" if d.sources else "") + " --md docs/PERF.md -->", ""]
+             + (" --peers-from RAW --compile-from RAW" if d.sources else "")
+             + (f" --commit {d.commit[:12]}" if d.commit else "") + " --md docs/PERF.md -->", ""]
     parts += render_header(d) + [""]
     parts += render_ceilings(d.ceil)
     parts += render_targets(results, targets)
@@ -700,8 +707,8 @@ def write_csv(rows, path: Path) -> None:
 
 
 def generate(out: Path, md: Path | None, targets_path: Path, analysis_path: Path,
-             peers_from: Path | None = None, compile_from: Path | None = None) -> str:
-    d = Data(out, peers_from, compile_from)
+             peers_from: Path | None = None, compile_from: Path | None = None, commit: str | None = None) -> str:
+    d = Data(out, peers_from, compile_from, commit)
     targets = read_json(targets_path, {"targets": []})
     analysis = read_json(analysis_path, {"targets": {}})
     rows = build_rows(d)
@@ -797,6 +804,8 @@ def selftest() -> int:
                 r["median_us"] = r["median_us"] / 2
                 r["host_us"], r["spacer_us"] = 20.0, 60.0
         (later / "peers.jsonl").write_text("".join(json.dumps(r) + "\n" for r in recs))
+        page3 = generate(out, None, HERE / "testdata" / "targets.json", HERE / "testdata" / "analysis.json",
+                         commit="0123456789abcdef")
         page2 = generate(out, None, HERE / "testdata" / "targets.json", HERE / "testdata" / "analysis.json", later)
         rows2 = {r["id"]: r for r in csv.DictReader(io.StringIO((out / "perf.csv").read_text()))}
     row1 = {r["id"]: r for r in rows}["cba_fp16_nhwc_1x1_c64_k256_56"]
@@ -808,6 +817,9 @@ def selftest() -> int:
     check("the peers' records do not say" in page, "peers without host_us: the page says their time may include the host's")
     check("the peers took 20-20 µs of host time a call and were timed behind a GPU spin of 60-60 µs" in page2,
           "peers with host_us: host time and spin listed")
+    check("hipfuse commit 0123456789ab (named with `report.py --commit`; the run recorded" in page3 and
+          "--commit 0123456789ab --md" in page3, "--commit: the page names both commits and the command")
+
     if failures:
         for f in failures:
             print(f"selftest FAILED: {f}", file=sys.stderr)
@@ -842,6 +854,8 @@ def main(argv=None) -> int:
     ap.add_argument("--peers-from", metavar="RAW",
                     help="take the cuDNN / eager peers and the ceilings from this run instead (folder or tarball)")
     ap.add_argument("--compile-from", metavar="RAW", help="take the torch.compile peer from this run instead")
+    ap.add_argument("--commit", metavar="SHA",
+                    help="the hipfuse commit the run measured, where the run recorded a wrong one (the page shows both)")
     ap.add_argument("--placeholder", action="store_true", help="write the no-results page to --md")
     ap.add_argument("--selftest", action="store_true")
     a = ap.parse_args(argv)
@@ -865,7 +879,7 @@ def main(argv=None) -> int:
             return found
 
         page = generate(raw(a.out_dir, "main"), md, Path(a.targets), Path(a.analysis),
-                        raw(a.peers_from, "peers"), raw(a.compile_from, "compile"))
+                        raw(a.peers_from, "peers"), raw(a.compile_from, "compile"), a.commit)
     # The targets block on stdout: the tail of the GPU call's output shows it.
     start = page.find("## Targets")
     end = page.find("## Missed targets") if "## Missed targets" in page else page.find("## Results")
