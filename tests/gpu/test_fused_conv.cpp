@@ -95,6 +95,17 @@ TEST_CASE("fused conv: groups, depthwise, 3-D, dilation, strides, big and 1x1 fi
     big.strides = {4, 4};
     check_direct(PlanBuilder(DataType::float32, {1, 3, 35, 33}, Lay::nchw).conv(big).bias().take(), 208);
   }
+  SUBCASE("1x1 NCHW with 512 output channels (gathered A), with a prologue and a residual") {
+    ConvGeometry pointwise512;
+    pointwise512.k = 512;
+    pointwise512.filter = {1, 1};
+    pointwise512.pads = {0, 0};
+    check_direct(PlanBuilder(DataType::half, {3, 64, 7, 7}, Lay::nchw).conv(pointwise512).bias()
+                     .act(ActivationMode::relu).take(), 213);
+    PlanBuilder pre(DataType::bfloat16, {2, 40, 9, 9}, Lay::nchw);
+    pre.bn_infer(BatchNormMode::spatial).act(ActivationMode::relu).conv(pointwise512).bias().residual();
+    check_direct(pre.take(), 214);
+  }
   SUBCASE("non-packed input strides") {
     TensorDesc strided = packed(DataType::float32, {2, 4, 8, 8}, Lay::nchw);
     strided.strides = {600, 150, 16, 2};

@@ -80,6 +80,18 @@ void conv_geometry(std::vector<Variant>& out) {
     b.bn_infer(BatchNormMode::spatial).act(ActivationMode::relu).conv({}).bias().residual();
     out.push_back({label("prologue BN+ReLU, conv, bias, residual", t, Lay::nchw), b.take()});
   }
+  // 1x1 NCHW of 512 output channels (16-bit), with and without a prologue.
+  ConvGeometry pointwise512;
+  pointwise512.k = 512;
+  pointwise512.filter = {1, 1};
+  pointwise512.pads = {0, 0};
+  for (DataType t : {DataType::half, DataType::bfloat16}) {
+    out.push_back({label("1x1 N 512", t, Lay::nchw),
+                   PlanBuilder(t, {2, 64, 7, 7}, Lay::nchw).conv(pointwise512).bias().act(ActivationMode::relu).take()});
+    PlanBuilder pre(t, {2, 64, 7, 7}, Lay::nchw);
+    pre.bn_infer(BatchNormMode::spatial).act(ActivationMode::relu).conv(pointwise512).bias();
+    out.push_back({label("prologue BN+ReLU, 1x1 N 512", t, Lay::nchw), pre.take()});
+  }
   ConvGeometry dw;
   dw.k = 16;
   dw.groups = 16;
