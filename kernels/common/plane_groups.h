@@ -27,8 +27,8 @@ struct PlaneGroups {
   static constexpr int image_lanes = S <= threads ? static_cast<int>(threads / S) : 0;  // images a pass covers
   static constexpr int active_threads = image_lanes * static_cast<int>(S);
   static constexpr index_t images_per_partial = T::rows_per_partial / S;
-  // Whether a thread's run of one channel can grow past kFoldEvery values plus one batch
-  // (statistics.h): else its accumulators need no fp64 folds in the loop.
+  // Whether a thread's values of one channel can pass kFoldEvery (statistics.h): else its
+  // accumulators need no fp64 folds in the loop, one fp32 run holding them all.
   static constexpr bool folds =
       image_lanes == 0 || (images_per_partial + image_lanes - 1) / image_lanes * V > kFoldEvery;
 
