@@ -128,6 +128,14 @@ HF_DEVICE void normalize(const hf::BnForwardArgs& args, const Place& p, float me
       });
 }
 
+// The block's moments of p's column, as its partial (reduce phase of several partials).
+HF_DEVICE void write_partial(const hf::BnForwardArgs& args, const Place& p, const hf::Moments<float>& m) {
+  float* out = args.partials + (p.column * Tiling::partials + p.partial) * kPartialFields;
+  out[0] = m.n;
+  out[1] = m.mean;
+  out[2] = m.m2;
+}
+
 template <int V>
 HF_DEVICE void reduce_phase(const hf::BnForwardArgs& args, Shared& shared) {
   const Place p = Tiles::place();
@@ -137,10 +145,7 @@ HF_DEVICE void reduce_phase(const hf::BnForwardArgs& args, Shared& shared) {
     __syncthreads();
     normalize<V>(args, p, m.mean, shared.inv_std[p.column_lane]);
   } else if (p.valid && p.row_lane == 0) {
-    float* out = args.partials + (p.column * Tiling::partials + p.partial) * kPartialFields;
-    out[0] = m.n;
-    out[1] = m.mean;
-    out[2] = m.m2;
+    write_partial(args, p, m);
   }
 }
 
@@ -158,20 +163,35 @@ HF_DEVICE void finalize_phase(const hf::BnForwardArgs& args, Shared& shared) {
   if (p.valid && p.row_lane == 0) write_statistics(args, p.column, m.mean, m.m2);
 }
 
-template <int V>
-HF_DEVICE void apply_phase(const hf::BnForwardArgs& args, Shared& shared) {
-  const Place p = Tiles::place(true);
+// A column's batch mean and inverse standard deviation, as the apply phase normalises with.
+struct ColumnStatistics {
+  float mean, inv_std;
+};
+
+// The apply phase's statistics of p's column: merged from the partials here (the blocks of
+// partial 0 write the op's outputs) or read back from them after the finalize launch. Every
+// thread of the block must call it (the merge is a block-wide tree).
+HF_DEVICE ColumnStatistics apply_statistics(const hf::BnForwardArgs& args, const Place& p, Shared& shared) {
   if constexpr (Tiling::apply_merges) {
     const hf::Moments<double> m = merged_moments(args, p, shared);
     if (p.valid && p.row_lane == 0 && p.partial == 0) write_statistics(args, p.column, m.mean, m.m2);
     // The same float values the statistics outputs hold.
-    normalize<V>(args, p, static_cast<float>(m.mean), static_cast<float>(inv_std_of(args, m.m2)));
+    return {static_cast<float>(m.mean), static_cast<float>(inv_std_of(args, m.m2))};
   } else {
-    if (!p.valid) return;
+    if (!p.valid) return {0.0f, 0.0f};
     const index_t i = Tiles::parameter_index(p.column);
-    normalize<V>(args, p, hf::load_float<param_t>(args.saved_mean, i),
-                 hf::load_float<param_t>(args.saved_inv_variance, i));
+    return {hf::load_float<param_t>(args.saved_mean, i), hf::load_float<param_t>(args.saved_inv_variance, i)};
   }
+}
+
+template <int V>
+HF_DEVICE void apply_phase(const hf::BnForwardArgs& args, Shared& shared) {
+  const Place p = Tiles::place(true);
+  if constexpr (!Tiling::apply_merges) {
+    if (!p.valid) return;  // no block-wide step follows
+  }
+  const ColumnStatistics c = apply_statistics(args, p, shared);
+  normalize<V>(args, p, c.mean, c.inv_std);
 }
 
 // ---- plane groups: V channels a block, walked as vectors across their planes -------------
@@ -242,19 +262,15 @@ HF_DEVICE void group_reduce_phase(const hf::BnForwardArgs& args, Shared& shared)
   const Groups::Lane g = Groups::lane();
   hf::Moments<float> low, high;
   group_moments<V>(args, g, low, high);
-  auto& groups = shared.groups;
-  Groups::reduce_channels(low, high, hf::Moments<float>{0.0f, 0.0f, 0.0f}, groups);
+  Groups::reduce_channels(low, high, hf::Moments<float>{0.0f, 0.0f, 0.0f}, shared.groups);
   const Place p = Tiles::place();  // column lanes = the group's channels
   if (p.valid && p.row_lane == 0) {
-    const hf::Moments<float> m = groups.channel[p.column_lane];
+    const hf::Moments<float> m = shared.groups.channel[p.column_lane];
     if constexpr (Tiling::partials == 1) {
       shared.mean[p.column_lane] = m.mean;
       shared.inv_std[p.column_lane] = write_statistics(args, p.column, m.mean, m.m2);
     } else {
-      float* out = args.partials + (p.column * Tiling::partials + p.partial) * kPartialFields;
-      out[0] = m.n;
-      out[1] = m.mean;
-      out[2] = m.m2;
+      write_partial(args, p, m);
     }
   }
   if constexpr (Tiling::partials == 1) {
@@ -265,18 +281,11 @@ HF_DEVICE void group_reduce_phase(const hf::BnForwardArgs& args, Shared& shared)
 
 template <int V>
 HF_DEVICE void group_apply_phase(const hf::BnForwardArgs& args, Shared& shared) {
-  const Place p = Tiles::place(true);
-  if constexpr (Tiling::apply_merges) {
-    const hf::Moments<double> m = merged_moments(args, p, shared);
-    if (p.valid && p.row_lane == 0) {
-      if (p.partial == 0) write_statistics(args, p.column, m.mean, m.m2);
-      shared.mean[p.column_lane] = static_cast<float>(m.mean);
-      shared.inv_std[p.column_lane] = static_cast<float>(inv_std_of(args, m.m2));
-    }
-  } else if (p.valid && p.row_lane == 0) {
-    const index_t i = Tiles::parameter_index(p.column);
-    shared.mean[p.column_lane] = hf::load_float<param_t>(args.saved_mean, i);
-    shared.inv_std[p.column_lane] = hf::load_float<param_t>(args.saved_inv_variance, i);
+  const Place p = Tiles::place(true);  // column lanes = the group's channels
+  const ColumnStatistics c = apply_statistics(args, p, shared);
+  if (p.valid && p.row_lane == 0) {
+    shared.mean[p.column_lane] = c.mean;
+    shared.inv_std[p.column_lane] = c.inv_std;
   }
   __syncthreads();
   group_normalize<V>(args, Groups::lane(true), shared.mean, shared.inv_std);
