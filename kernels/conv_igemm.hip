@@ -21,9 +21,13 @@
 //             conv_igemm_pack.hip (the invoker launches it; hf_plan.h then describes the
 //             re-laid-out tensors).
 //   kGather : each 16-byte chunk gathered element by element into registers while the
-//             previous tile is computed, stored to shared memory after it (NCHW 1x1: lanes
-//             along the pixels, each value read once; odd C; NHWC with a prologue, which is
-//             applied here).
+//             previous tile is computed, stored to shared memory after it (NCHW 1x1 that
+//             kAsyncPixels cannot take: lanes along the pixels, each value read once; odd C;
+//             NHWC with a prologue, which is applied here).
+//   kAsyncPixels (A only, fp16/bf16): NCHW-like x of a 1x1, stride-1, unpadded convolution,
+//             whose GEMM column kk is channel kk's plane: cp.async vectors along the pixels
+//             (hfi::APixelLanes = 8 or 4 values; H*W a multiple of them) into an MN-major A
+//             tile, read by wgmma as a transposed A and by ldmatrix.trans for mma.sync.
 // Epilogue: the accumulators are staged through shared memory as fp32 (the pipeline buffers
 // are reused), then each thread takes OutVec consecutive outputs along the output's
 // contiguous dimension (channels for NHWC, pixels for NCHW), applies alpha and the fused ops
@@ -99,7 +103,20 @@ HF_DEVICE int swizzle(int row, int chunk) {
   }
 }
 
-enum LoaderMode : int { kAsync16 = 0, kGather = 1 };
+enum LoaderMode : int { kAsync16 = 0, kGather = 1, kAsyncPixels = 2 };
+
+// A's shared-memory layout. K-major (kAsync16, kGather): BM rows of BK values, swizzle().
+// MN-major (kAsyncPixels): per 64 rows of A (pixels) a block of BK 128-byte lines, one per
+// kk, holding those 64 pixels, chunks XOR-swizzled by kk % 8: wgmma's 128-byte MN-major
+// swizzle, and conflict-free for ldmatrix.trans (8 consecutive kk) and for the loader's
+// 16-byte stores (8 consecutive chunks of one kk). Same size: BM * BK values.
+constexpr bool kMnMajorA = hfi::AMode == kAsyncPixels;
+constexpr int kMnBlockBytes = BK * 128;  // one 64-pixel block of the MN-major A
+HF_DEVICE int a_mn_offset(int m, int kk) {
+  return (m >> 6) * kMnBlockBytes + kk * 128 + ((((m >> 3) & 7) ^ (kk & 7)) << 4);
+}
+static_assert(!kMnMajorA || (sizeof(T) == 2 && BM % 64 == 0 && kThreads % (BM / kVec) == 0),
+              "MN-major A: 16-bit values, 64-pixel blocks, every thread on one pixel chunk");
 
 // ---- A: input pixels x (r, s, c) ----------------------------------------------------------
 template <int Mode>
@@ -202,6 +219,58 @@ struct ALoader<kGather> {
       *reinterpret_cast<Vec<T, kVec>*>(stage + swizzle(row_of(tid_, i), chunk_of(tid_, i))) = regs[i];
     }
   }
+};
+
+template <>
+struct ALoader<kAsyncPixels> {
+  // Thread tid copies pixel chunk tid % kPixelChunks (kVec pixels) of the k-tile's channels
+  // tid / kPixelChunks + i * kChannelStep: consecutive threads read consecutive pixels of one
+  // plane. A chunk is kParts copies of kLanes pixels; P*Q % kLanes == 0 keeps each copy in
+  // one image (with 4 lanes the second half may start the next image).
+  // (A full specialisation is compiled for every plan: the values must stay valid where
+  // another loader is used and APixelLanes is 0.)
+  static constexpr int kLanes = kMnMajorA ? hfi::APixelLanes : kVec;
+  static constexpr int kParts = kVec / kLanes;
+  static constexpr int kPixelChunks = BM / kVec;
+  static constexpr int kSlots = BM * kChunks / kThreads;
+  static constexpr int kChannelStep = kThreads / kPixelChunks > 0 ? kThreads / kPixelChunks : 1;
+  static_assert(!kMnMajorA || kLanes == 8 || kLanes == 4, "pixel copies of 16 or 8 bytes");
+  static_assert(!kMnMajorA || kPQ % kLanes == 0, "a copy stays in one image");
+  I base[kParts];  // offset of the copy's first pixel in the group's first channel plane
+  bool in_m[kParts];
+  int pixel_chunk, channel0;
+
+  HF_DEVICE void init(I m0, int group, int tid) {
+    pixel_chunk = tid % kPixelChunks;
+    channel0 = tid / kPixelChunks;
+#pragma unroll
+    for (int part = 0; part < kParts; ++part) {
+      const I m = m0 + pixel_chunk * kVec + part * kLanes;
+      in_m[part] = m < kM;
+      const Pixel px = decode_m(in_m[part] ? m : 0);  // 1x1, stride 1, no padding: (h, w) = (p, q)
+      base[part] = static_cast<I>(px.n) * kXsN + static_cast<I>(group * kCg) * kXsC + static_cast<I>(px.p) * kXsH +
+                   static_cast<I>(px.q) * kXsW;
+    }
+  }
+  HF_DEVICE void fetch(const T* HF_RESTRICT x, int kt, char* stage, const hf::ChainArgs&) {
+#pragma unroll
+    for (int i = 0; i < kSlots; ++i) {
+      const int kk_local = channel0 + i * kChannelStep;
+      const int kk = kt * BK + kk_local;
+      char* dst = stage + a_mn_offset(pixel_chunk * kVec, kk_local);
+#pragma unroll
+      for (int part = 0; part < kParts; ++part) {
+        const bool ok = kk < kKG && in_m[part];
+        const T* src = x + base[part] + static_cast<I>(ok ? kk : 0) * kXsC;
+        if constexpr (kLanes == 8) {
+          hf::cp_async16(dst, ok ? src : x, ok);
+        } else {
+          hf::cp_async8(dst + part * 8, ok ? src : x, ok);
+        }
+      }
+    }
+  }
+  HF_DEVICE void deposit(char*) const {}
 };
 
 // ---- B: output channels x (r, s, c) -------------------------------------------------------
@@ -309,8 +378,16 @@ HF_DEVICE void load_fragments(Fragments& f, const char* sa, const char* sb, int 
                               int lane) {
 #pragma unroll
   for (int mi = 0; mi < MI; ++mi) {
-    const int row = warp_m * WTM + mi * 16 + (lane & 15);
-    hf::ldsm_x4(f.a[mi], sa + swizzle(row, ks * 2 + (lane >> 4)));
+    if constexpr (kMnMajorA) {
+      // Matrix j = lane / 8 of the 16x16 piece: rows +8 for odd j, kk +8 for j >= 2; each of
+      // its 8 lines is one kk's 8 pixels, transposed on the way.
+      const int j = lane >> 3;
+      const int row = warp_m * WTM + mi * 16 + ((j & 1) << 3);
+      hf::ldsm_x4_trans(f.a[mi], sa + a_mn_offset(row, ks * 16 + ((j >> 1) << 3) + (lane & 7)));
+    } else {
+      const int row = warp_m * WTM + mi * 16 + (lane & 15);
+      hf::ldsm_x4(f.a[mi], sa + swizzle(row, ks * 2 + (lane >> 4)));
+    }
   }
 #pragma unroll
   for (int nj = 0; nj < NI / 2; ++nj) {
@@ -373,9 +450,12 @@ HF_DEVICE void compute_tile_wgmma(float (&acc)[kMI][kNI][4], const char* stage, 
   for (int ks = 0; ks < kChunks / 2; ++ks) {
 #pragma unroll
     for (int mi = 0; mi < kMI; ++mi) {
-      hf::wgmma_m64k16<T, kNI * 8>(reinterpret_cast<float(&)[kNI * 4]>(acc[mi]),
-                              hf::wgmma_desc_k128(a0 + static_cast<unsigned>(mi * 64 * kRowBytes + ks * 32)),
-                              hf::wgmma_desc_k128(b0 + static_cast<unsigned>(ks * 32)));
+      // A's 64 rows mi: K-major, 64 rows of 128 bytes on, 32 bytes per 16 kk; MN-major, the
+      // next 64-pixel block (the same bytes: BK * 128 = 64 * kRowBytes), 16 lines per 16 kk.
+      const unsigned a = a0 + static_cast<unsigned>(mi * 64 * kRowBytes + ks * (kMnMajorA ? 16 * 128 : 32));
+      hf::wgmma_m64k16<T, kNI * 8, kMnMajorA>(reinterpret_cast<float(&)[kNI * 4]>(acc[mi]),
+                                              kMnMajorA ? hf::wgmma_desc_mn128(a, kMnBlockBytes) : hf::wgmma_desc_k128(a),
+                                              hf::wgmma_desc_k128(b0 + static_cast<unsigned>(ks * 32)));
     }
   }
   hf::wgmma_commit();

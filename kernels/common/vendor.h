@@ -67,9 +67,9 @@ HF_DEVICE float to_float(float v) { return v; }
 
 // ---- matrix units and async copies -------------------------------------------------------
 // Owned by the implicit-GEMM convolution (kernels/conv_igemm*.hip). Portable wrappers:
-//   cp_async16 / cp_async_commit / cp_async_wait<N>: 16-byte global->shared copies that do
-//     not block the issuing thread (cp.async on NVIDIA; plain load+store elsewhere, so the
-//     kernels' barriers alone order them); `valid == false` writes 16 zero bytes instead.
+//   cp_async16 / cp_async8 / cp_async_commit / cp_async_wait<N>: 16- and 8-byte global->shared
+//     copies that do not block the issuing thread (cp.async on NVIDIA; plain load+store
+//     elsewhere, so the kernels' barriers alone order them); `valid == false` writes zeros.
 //   ldsm_x4 / ldsm_x4_trans: ldmatrix.x4 semantics. Each thread of a group of 32 ("mma
 //     group", lane = threadIdx.x % 32) passes the shared-memory address of one 16-byte row:
 //     lanes 8j..8j+7 address the 8 rows of 8x8 matrix j; r[j] receives the lane's piece of
@@ -86,6 +86,12 @@ HF_DEVICE unsigned shared_address(const void* p) { return static_cast<unsigned>(
 HF_DEVICE void cp_async16(void* smem, const void* gmem, bool valid) {
   asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(shared_address(smem)), "l"(gmem),
                "r"(valid ? 16 : 0)
+               : "memory");
+}
+// 8 bytes (cp.async.cg takes only 16; .ca caches in L1 too).
+HF_DEVICE void cp_async8(void* smem, const void* gmem, bool valid) {
+  asm volatile("cp.async.ca.shared.global [%0], [%1], 8, %2;\n" ::"r"(shared_address(smem)), "l"(gmem),
+               "r"(valid ? 8 : 0)
                : "memory");
 }
 HF_DEVICE void cp_async_commit() { asm volatile("cp.async.commit_group;\n" ::: "memory"); }
@@ -135,6 +141,11 @@ HF_DEVICE void cp_async16(void* smem, const void* gmem, bool valid) {
   uint4 v = make_uint4(0u, 0u, 0u, 0u);
   if (valid) v = *static_cast<const uint4*>(gmem);
   *static_cast<uint4*>(smem) = v;
+}
+HF_DEVICE void cp_async8(void* smem, const void* gmem, bool valid) {
+  uint2 v = make_uint2(0u, 0u);
+  if (valid) v = *static_cast<const uint2*>(gmem);
+  *static_cast<uint2*>(smem) = v;
 }
 HF_DEVICE void cp_async_commit() {}
 template <int N> HF_DEVICE void cp_async_wait() {}
@@ -211,7 +222,12 @@ HF_DEVICE unsigned to_tf32(float v) { return (__float_as_uint(v) + 0x1000u) & 0x
 //     are 128 bytes, 16-byte chunks XOR-swizzled by row % 8 (the hardware's 128-byte
 //     swizzle; 8-row groups 1024 bytes apart, the tile 1024-byte aligned). Adding 32 bytes
 //     to addr moves 16 fp16/bf16 elements along K.
-//   wgmma_m64k16<T, N>(d, a, b): d (64 x N, fp32) += A (64 x 16) * B (16 x N, given as N rows
+//   wgmma_desc_mn128(addr, lbo): the descriptor of an MN-major operand (16-bit types): rows
+//     of 64 M (or N) values, 128 bytes each, one row per k, chunks XOR-swizzled by k % 8;
+//     8-k groups 1024 bytes apart, the next 64 values of M `lbo` bytes on. Adding 2048 bytes
+//     to addr moves 16 along K.
+//   wgmma_m64k16<T, N, MnMajorA>(d, a, b): d (64 x N, fp32) += A (64 x 16, K-major, or
+//     MN-major when MnMajorA) * B (16 x N, given as N rows
 //     of K), both from shared memory, issued by the 4 warps of a warpgroup together. d holds
 //     N / 2 floats per thread: d[4j + e] is row 16 * warp + lane / 4 (+ 8 for e >= 2), column
 //     8j + 2 * (lane % 4) + e % 2, where warp is the warp's index in its warpgroup.
@@ -228,6 +244,12 @@ HF_DEVICE unsigned long long wgmma_desc_k128(unsigned smem_address) {
   return static_cast<unsigned long long>((smem_address & 0x3FFFFu) >> 4) |
          (1ull << 16) |   // leading-dimension byte offset (16 B; unused by swizzled K-major operands)
          (64ull << 32) |  // stride-dimension byte offset: 1024 B between 8-row groups
+         (1ull << 62);    // 128-byte swizzle
+}
+HF_DEVICE unsigned long long wgmma_desc_mn128(unsigned smem_address, unsigned lbo_bytes) {
+  return static_cast<unsigned long long>((smem_address & 0x3FFFFu) >> 4) |
+         (static_cast<unsigned long long>((lbo_bytes & 0x3FFFFu) >> 4) << 16) |  // next 64 along M / N
+         (64ull << 32) |  // stride-dimension byte offset: 1024 B between 8-k groups
          (1ull << 62);    // 128-byte swizzle
 }
 HF_DEVICE void wgmma_fence() { asm volatile("wgmma.fence.sync.aligned;\n" ::: "memory"); }
@@ -253,63 +275,69 @@ template <int N> HF_DEVICE void fence_registers(float (&d)[N]) {
   "%96, %97, %98, %99, %100, %101, %102, %103, %104, %105, %106, %107, %108, %109, %110, %111, " \
   "%112, %113, %114, %115, %116, %117, %118, %119, %120, %121, %122, %123, %124, %125, %126, %127"
 // One wgmma of shape m64nNk16 (fp32 accumulators, D += A * B): N / 2 accumulator operands,
-// then the two descriptors and the scale-d flag (1: accumulate).
-#define HF_WGMMA(SHAPE_TYPES, REGS, A, B, SCALE, ...)                                      \
+// then the two descriptors, the scale-d flag (1: accumulate) and A's transpose immediate
+// (1: MN-major).
+#define HF_WGMMA(SHAPE_TYPES, REGS, A, B, SCALE, TRANS_A, ...)                                      \
   asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, " SCALE ", 0;\n"                              \
-               "wgmma.mma_async.sync.aligned." SHAPE_TYPES " {" REGS "}, " A ", " B ", p, 1, 1, 0, 0;\n}\n" \
+               "wgmma.mma_async.sync.aligned." SHAPE_TYPES " {" REGS "}, " A ", " B ", p, 1, 1, " TRANS_A ", 0;\n}\n" \
                : __VA_ARGS__                                                                   \
                : "memory")
 template <typename T, int N> struct Wgmma;
 template <> struct Wgmma<half, 64> {
-  HF_DEVICE static void run(float (&d)[32], unsigned long long a, unsigned long long b) {
-    HF_WGMMA("m64n64k16.f32.f16.f16", HF_WG_REGS32, "%32", "%33", "%34", HF_WG_F32(d, 0) : "l"(a), "l"(b), "r"(1));
+  template <int TransA> HF_DEVICE static void run(float (&d)[32], unsigned long long a, unsigned long long b) {
+    HF_WGMMA("m64n64k16.f32.f16.f16", HF_WG_REGS32, "%32", "%33", "%34", "%35", HF_WG_F32(d, 0)
+             : "l"(a), "l"(b), "r"(1), "n"(TransA));
   }
 };
 template <> struct Wgmma<bfloat16, 64> {
-  HF_DEVICE static void run(float (&d)[32], unsigned long long a, unsigned long long b) {
-    HF_WGMMA("m64n64k16.f32.bf16.bf16", HF_WG_REGS32, "%32", "%33", "%34", HF_WG_F32(d, 0) : "l"(a), "l"(b), "r"(1));
+  template <int TransA> HF_DEVICE static void run(float (&d)[32], unsigned long long a, unsigned long long b) {
+    HF_WGMMA("m64n64k16.f32.bf16.bf16", HF_WG_REGS32, "%32", "%33", "%34", "%35", HF_WG_F32(d, 0)
+             : "l"(a), "l"(b), "r"(1), "n"(TransA));
   }
 };
 template <> struct Wgmma<half, 128> {
-  HF_DEVICE static void run(float (&d)[64], unsigned long long a, unsigned long long b) {
-    HF_WGMMA("m64n128k16.f32.f16.f16", HF_WG_REGS64, "%64", "%65", "%66", HF_WG_F32(d, 0), HF_WG_F32(d, 32)
-             : "l"(a), "l"(b), "r"(1));
+  template <int TransA> HF_DEVICE static void run(float (&d)[64], unsigned long long a, unsigned long long b) {
+    HF_WGMMA("m64n128k16.f32.f16.f16", HF_WG_REGS64, "%64", "%65", "%66", "%67", HF_WG_F32(d, 0), HF_WG_F32(d, 32)
+             : "l"(a), "l"(b), "r"(1), "n"(TransA));
   }
 };
 template <> struct Wgmma<bfloat16, 128> {
-  HF_DEVICE static void run(float (&d)[64], unsigned long long a, unsigned long long b) {
-    HF_WGMMA("m64n128k16.f32.bf16.bf16", HF_WG_REGS64, "%64", "%65", "%66", HF_WG_F32(d, 0), HF_WG_F32(d, 32)
-             : "l"(a), "l"(b), "r"(1));
+  template <int TransA> HF_DEVICE static void run(float (&d)[64], unsigned long long a, unsigned long long b) {
+    HF_WGMMA("m64n128k16.f32.bf16.bf16", HF_WG_REGS64, "%64", "%65", "%66", "%67", HF_WG_F32(d, 0), HF_WG_F32(d, 32)
+             : "l"(a), "l"(b), "r"(1), "n"(TransA));
   }
 };
 template <> struct Wgmma<half, 256> {
-  HF_DEVICE static void run(float (&d)[128], unsigned long long a, unsigned long long b) {
-    HF_WGMMA("m64n256k16.f32.f16.f16", HF_WG_REGS128, "%128", "%129", "%130", HF_WG_F32(d, 0), HF_WG_F32(d, 32),
+  template <int TransA> HF_DEVICE static void run(float (&d)[128], unsigned long long a, unsigned long long b) {
+    HF_WGMMA("m64n256k16.f32.f16.f16", HF_WG_REGS128, "%128", "%129", "%130", "%131", HF_WG_F32(d, 0), HF_WG_F32(d, 32),
              HF_WG_F32(d, 64), HF_WG_F32(d, 96)
-             : "l"(a), "l"(b), "r"(1));
+             : "l"(a), "l"(b), "r"(1), "n"(TransA));
   }
 };
 template <> struct Wgmma<bfloat16, 256> {
-  HF_DEVICE static void run(float (&d)[128], unsigned long long a, unsigned long long b) {
-    HF_WGMMA("m64n256k16.f32.bf16.bf16", HF_WG_REGS128, "%128", "%129", "%130", HF_WG_F32(d, 0), HF_WG_F32(d, 32),
+  template <int TransA> HF_DEVICE static void run(float (&d)[128], unsigned long long a, unsigned long long b) {
+    HF_WGMMA("m64n256k16.f32.bf16.bf16", HF_WG_REGS128, "%128", "%129", "%130", "%131", HF_WG_F32(d, 0), HF_WG_F32(d, 32),
              HF_WG_F32(d, 64), HF_WG_F32(d, 96)
-             : "l"(a), "l"(b), "r"(1));
+             : "l"(a), "l"(b), "r"(1), "n"(TransA));
   }
 };
-template <typename T, int N> HF_DEVICE void wgmma_m64k16(float (&d)[N / 2], unsigned long long a, unsigned long long b) {
-  Wgmma<T, N>::run(d, a, b);
+template <typename T, int N, bool MnMajorA = false>
+HF_DEVICE void wgmma_m64k16(float (&d)[N / 2], unsigned long long a, unsigned long long b) {
+  Wgmma<T, N>::template run<MnMajorA ? 1 : 0>(d, a, b);
 }
 }  // namespace hf
 #else
 #define HF_HAS_WARPGROUP_MMA 0
 namespace hf {
 HF_DEVICE unsigned long long wgmma_desc_k128(unsigned) { return 0; }
+HF_DEVICE unsigned long long wgmma_desc_mn128(unsigned, unsigned) { return 0; }
 HF_DEVICE void wgmma_fence() {}
 HF_DEVICE void wgmma_commit() {}
 template <int N> HF_DEVICE void wgmma_wait() {}
 HF_DEVICE void fence_async_shared() {}
 template <int N> HF_DEVICE void fence_registers(float (&)[N]) {}
-template <typename T, int N> HF_DEVICE void wgmma_m64k16(float (&)[N / 2], unsigned long long, unsigned long long) {
+template <typename T, int N, bool MnMajorA = false>
+HF_DEVICE void wgmma_m64k16(float (&)[N / 2], unsigned long long, unsigned long long) {
   static_assert(sizeof(T) == 0, "warpgroup MMA needs an architecture with it (sm_90a)");
 }
 }  // namespace hf

@@ -105,7 +105,9 @@ class ConvImplicitGemmInvoker final : public Invoker {
         grid_(static_cast<unsigned>(config.grid_x), static_cast<unsigned>(config.grid_y)),
         block_(static_cast<unsigned>(config.threads)),
         shared_(static_cast<unsigned>(config.shared_bytes)),
-        x_align_(config.a_loader == igemm::Loader::async16 && !config.pack_input ? 16 : elem),
+        x_align_(config.a_loader == igemm::Loader::async16 && !config.pack_input ? 16
+                 : config.a_loader == igemm::Loader::pixels                      ? config.a_pixel_lanes * elem
+                                                                                 : elem),
         w_align_(config.b_loader == igemm::Loader::async16 && !config.pack_weights ? 16 : elem),
         y_align_(static_cast<std::size_t>(config.out_vec) * elem),
         conv_index_(conv_index),

@@ -182,6 +182,24 @@ bool vectors_along_c(const std::array<std::int64_t, 4>& st, const std::array<std
 
 bool uses_matrix_units(const Problem& p) { return p.elem != Elem::f32 || p.allow_tf32; }
 
+// Loader::pixels' copy width: 8 or 4 values along the pixels of x, whose planes must be one
+// run each, or 0 where it cannot read x: a 16-bit 1x1, stride-1, unpadded convolution
+// without a prologue, H*W and the plane and image strides multiples of the width (so that
+// no copy crosses an image), each thread on one pixel chunk of the tile's rows.
+int pixel_lanes(const Problem& p, const Candidate& c) {
+  if (c.kernel != Kernel::matrix || p.elem == Elem::f32 || p.has_prologue) return 0;
+  if (p.r != 1 || p.s != 1 || p.stride_h != 1 || p.stride_w != 1 || p.pad_h != 0 || p.pad_w != 0) return 0;
+  const auto& st = p.x_strides;
+  const bool plane_is_run = (p.w == 1 || st[3] == 1) && (p.h == 1 || st[2] == (p.w == 1 ? 1 : p.w));
+  const int threads = 32 * c.warps_m * c.warps_n;
+  if (!plane_is_run || c.bm % 64 != 0 || threads % (c.bm / 8) != 0) return 0;
+  const std::int64_t plane = static_cast<std::int64_t>(p.h) * p.w;
+  for (int lanes : {8, 4}) {
+    if (plane % lanes == 0 && stride_if(p.c, st[1]) % lanes == 0 && stride_if(p.n, st[0]) % lanes == 0) return lanes;
+  }
+  return 0;
+}
+
 bool is_nvidia_arch(const std::string& arch) { return arch.rfind("sm_", 0) == 0; }
 
 int sm_version(const std::string& arch) {
@@ -237,6 +255,10 @@ Config make_config(const Problem& p, const Candidate& c, int sms) {
   if (cfg.pack_input) cfg.pack_tile_channels = p.c > 32 ? 64 : p.c > 16 ? 32 : p.c > 8 ? 16 : 8;
   const bool a_vec = (x_vec && !(matrix && p.has_prologue)) || cfg.pack_input;
   cfg.a_loader = a_vec ? Loader::async16 : Loader::gather;
+  if (!a_vec) {
+    cfg.a_pixel_lanes = pixel_lanes(p, c);
+    if (cfg.a_pixel_lanes > 0) cfg.a_loader = Loader::pixels;
+  }
   const bool w_vec = vectors_along_c(p.w_strides, wlen, cg, vec);
   cfg.pack_weights = !w_vec && cg % vec == 0;
   cfg.b_loader = w_vec || cfg.pack_weights ? Loader::async16 : Loader::gather;
@@ -309,7 +331,7 @@ double tile_work(const Problem& p, const Candidate& c, const Config& cfg) {
 // the loader, or a per-element decode for C/G not a multiple of the vector.
 bool heavy_register_gather(const Problem& p, const Candidate& c, const Config& cfg) {
   const int vec = c.kernel == Kernel::matrix ? static_cast<int>(16 / p.elem_bytes()) : 4;
-  return cfg.a_loader != Loader::async16 && (p.has_prologue || (p.c / p.groups) % vec != 0);
+  return cfg.a_loader == Loader::gather && (p.has_prologue || (p.c / p.groups) % vec != 0);
 }
 
 // Estimated time of a tile, in arbitrary units: the busiest multiprocessor's share of the
@@ -416,9 +438,12 @@ std::string Config::describe() const {
     if (tile.warpgroup) s += " wgmma";
     if (stream_k_blocks > 0) s += " stream-k" + std::to_string(stream_k_blocks);
   }
-  const char* la = a_loader == Loader::async16 ? "vec" : "gather";
-  const char* lb = b_loader == Loader::async16 ? "vec" : "gather";
-  s += std::string(" A:") + la + (pack_input ? "(packed)" : "") + " B:" + lb + (pack_weights ? "(packed)" : "") +
+  const auto loader = [](Loader l, int lanes) {
+    if (l == Loader::pixels) return "pixels" + std::to_string(lanes);
+    return std::string(l == Loader::async16 ? "vec" : "gather");
+  };
+  s += " A:" + loader(a_loader, a_pixel_lanes) + (pack_input ? "(packed)" : "") + " B:" + loader(b_loader, 0) +
+       (pack_weights ? "(packed)" : "") +
        " out:" + (out_along_k ? "k" : "m") + std::to_string(out_vec);
   if (index64) s += " i64";
   return s;
@@ -488,7 +513,8 @@ Config choose_config(const Problem& p, int sms, const std::string& force_tile_an
   if (force_tile.empty() && matrix && p.gemm_k() <= 128 && p.gemm_n() >= 64) {
     best = find_tile(kMemoryBoundTileGathered, true);
     const bool half = p.elem != Elem::f32;
-    if (best != nullptr && make_config(p, *best, sms).a_loader == Loader::async16) {
+    // A copied by cp.async (along C, or along the pixels of NCHW): the tiles measured on NHWC.
+    if (best != nullptr && make_config(p, *best, sms).a_loader != Loader::gather) {
       best = find_tile(half && p.gemm_k() > 64 ? kMemoryBoundTileAsyncLongK : kMemoryBoundTileAsync, true);
     } else if (best != nullptr && warpgroup && p.gemm_n() >= 128) {
       // Not under a heavy register-staged A (a prologue, per-element decodes): not measured.
@@ -527,7 +553,7 @@ Config choose_config(const Problem& p, int sms, const std::string& force_tile_an
   // Only with a cp.async A: a register-staged A holds twice the values per thread at BK 64
   // (not yet checked for spills with prologues / per-element decodes).
   if (force_tile.empty() && !memory_bound_pick && best->kernel == Kernel::matrix &&
-      make_config(p, *best, sms).a_loader == Loader::async16) {
+      make_config(p, *best, sms).a_loader != Loader::gather) {
     for (const Promotion& pr : kPromote) {
       if (std::string(pr.from) != best->name) continue;
       if (const Candidate* to = find_tile(pr.to, true)) best = to;
@@ -550,7 +576,9 @@ std::string generate_header(const Problem& p, const Config& c) {
   s += "constexpr bool Persistent = " + b(c.tile.persistent) + ";  // blocks loop over the output tiles\n";
   s += "constexpr bool Warpgroup = " + b(c.tile.warpgroup) + ";  // wgmma main loop (sm_90a)\n";
   s += "constexpr int AMode = " + std::to_string(static_cast<int>(c.a_loader)) +
-       ", BMode = " + std::to_string(static_cast<int>(c.b_loader)) + ";  // 0: 16-byte vectors, 1: gathered\n";
+       ", BMode = " + std::to_string(static_cast<int>(c.b_loader)) +
+       ";  // 0: 16-byte vectors, 1: gathered, 2: vectors along the pixels\n";
+  s += "constexpr int APixelLanes = " + std::to_string(c.a_pixel_lanes) + ";  // AMode 2: values per copy\n";
   s += "constexpr bool OutAlongK = " + b(c.out_along_k) + ";\n";
   s += "constexpr int OutVec = " + std::to_string(c.out_vec) + ";\n";
   s += "constexpr int PackTileChannels = " + std::to_string(std::max(c.pack_tile_channels, 8)) +

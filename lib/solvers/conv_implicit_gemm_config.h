@@ -44,7 +44,10 @@ std::array<std::int64_t, 4> nchw_strides(int n, int c, int h, int w);
 std::array<std::int64_t, 4> nhwc_strides(int n, int c, int h, int w);
 
 enum class Kernel { matrix, simt };
-enum class Loader { async16 = 0, gather = 1 };
+// How the matrix kernel fills A / B (hfi::AMode / BMode): async16, cp.async of 16-byte vectors
+// along C; gather, element by element through registers; pixels (A only), cp.async vectors
+// along the pixels of an NCHW-like x into an MN-major tile (1x1, stride 1, no padding).
+enum class Loader { async16 = 0, gather = 1, pixels = 2 };
 
 struct Tile {
   int bm = 128, bn = 128;
@@ -61,6 +64,7 @@ struct Config {
   Kernel kernel = Kernel::matrix;
   Tile tile;
   Loader a_loader = Loader::gather, b_loader = Loader::gather;
+  int a_pixel_lanes = 0;  // Loader::pixels: values per copy along the pixels (8: 16 bytes, 4: 8 bytes)
   // The weights are first re-laid out as K x R x S x C/G by a small kernel into invoker
   // scratch (their own layout is not (r, s, c)-contiguous, e.g. NCHW filters > 1x1), so
   // that B loads as vectors.

@@ -92,6 +92,8 @@ class IgemmRun {
   void poison() { y_->poison(); }
   std::vector<unsigned char> output_bytes() const { return y_->buffer.read(); }
   DeviceTensor& x() { return *x_; }
+  std::int64_t outputs() const { return y_->host.numel(); }
+  std::int64_t unwritten() const { return y_->unwritten(); }
   std::int64_t reduction() const { return reduction_; }
 
   // Tolerance: the reference library's bound for data exact in the storage type with fp32
@@ -442,6 +444,74 @@ TEST_CASE("igemm: warpgroup (wgmma) tiles on edges, fp16/bf16 x NHWC/NCHW") {
   // wg128x128p: the automatic choice for memory-bound NCHW (gathered A) layers of N >= 128.
   run_tiles_on_edges({"wg128x128", "wg128x64", "wg64x128", "wg128x256", "wg256x128", "wg192x128", "wg128x128p"}, false,
                      900);
+}
+
+// NCHW 1x1 layers whose A is copied along the pixels (cp.async of 8 or 4 values into an
+// MN-major tile: wgmma's transposed A, ldmatrix.trans for mma.sync), on every tile kind:
+// H*W = 144 and 72 (16-byte copies), 100 and 36 (8-byte copies, so a chunk's second half
+// starts the next image), M, N and K off the tile, several k-tiles, GEMM K below one, groups.
+TEST_CASE("igemm: NCHW 1x1 A copied along the pixels: both copy widths, image edges, every tile") {
+  struct Case {
+    Shape shape;
+    Epi epi;
+    int lanes;
+  };
+  const Case cases[] = {
+      {{3, 40, 12, 12, 72, 1, 1, 0, 1}, Epi::bias_relu, 8},         // M 432, K 40: one partial k-tile
+      {{2, 200, 10, 10, 48, 1, 1, 0, 1}, Epi::bn_act_residual, 4},  // K 200: 4 k-tiles of 64, 7 of 32
+      {{3, 64, 6, 6, 136, 1, 1, 0, 1, 1, 2}, Epi::cbna, 4},         // 2 groups of 32 -> 68
+      {{2, 24, 9, 8, 40, 1, 1, 0, 1}, Epi::none, 8},                // K 24: one stage
+  };
+  std::vector<const char*> tiles = {"128x128",   "128x128w8", "256x64",       "128x64",    "64x64",
+                                    "128x32",    "128x128k64", "128x128w8k64", "256x64k64", "128x64k64",
+                                    "128x64w8k64", "128x64k64p", "64x64k64p"};
+  if (igemm::has_warpgroup_mma(device_target().arch)) {
+    for (const char* t : {"wg128x128", "wg128x64", "wg64x128", "wg128x256", "wg256x128", "wg192x128", "wg128x128p",
+                          "wg64x128p", "wg128x64p"}) {
+      tiles.push_back(t);
+    }
+  }
+  struct Job {
+    DataType type;
+    const char* tile;
+    const Case* c;
+  };
+  std::vector<Job> jobs;
+  std::size_t rotate = 0;
+  for (const char* tile : tiles) {
+    for (DataType type : {DataType::half, DataType::bfloat16}) jobs.push_back({type, tile, &cases[rotate++ % std::size(cases)]});
+  }
+  std::vector<std::unique_ptr<IgemmRun>> runs;
+  std::vector<igemm::Config> configs;
+  std::vector<std::future<std::unique_ptr<Invoker>>> builds;
+  std::uint64_t seed = 1300;
+  for (const Job& j : jobs) {
+    runs.push_back(std::make_unique<IgemmRun>(j.type, Lay::nchw, j.c->shape, j.c->epi, false, seed++));
+    configs.push_back(runs.back()->config(j.tile));
+    builds.push_back(
+        std::async(std::launch::async, [r = runs.back().get(), c = configs.back()] { return r->build(c); }));
+  }
+  for (std::size_t i = 0; i < jobs.size(); ++i) {
+    const std::string what = std::string(hipfuse::name_of(jobs[i].type)) + " " + name_of(jobs[i].c->epi) + " " +
+                             configs[i].describe();
+    CAPTURE(what);
+    CHECK(std::string(configs[i].tile.name()) == jobs[i].tile);
+    CHECK(configs[i].a_loader == igemm::Loader::pixels);
+    CHECK(configs[i].a_pixel_lanes == jobs[i].c->lanes);
+    std::unique_ptr<Invoker> invoker = builds[i].get();
+    runs[i]->poison();
+    HF_REQUIRE_HIP(runs[i]->launch(*invoker));
+    HF_REQUIRE_HIP(hipDeviceSynchronize());
+    runs[i]->check(false);
+  }
+  // x off the copies' alignment (one value past it): refused, nothing written.
+  IgemmRun run(DataType::half, Lay::nchw, cases[0].shape, Epi::bias_relu, false, 1399);
+  auto invoker = run.build(run.config());
+  DeviceBuffer shifted(run.x().buffer.bytes() + 2);
+  run.poison();
+  CHECK(run.launch(*invoker, static_cast<char*>(shifted.data()) + 2) == hipErrorInvalidValue);
+  HF_REQUIRE_HIP(hipDeviceSynchronize());
+  CHECK(run.unwritten() == run.outputs());
 }
 
 namespace {

@@ -180,9 +180,9 @@ TEST_CASE("igemm: the tile heuristic on the reference layers") {
     const char* nchw_tile;  // 256x64 only with vector A loads (registers)
     const char* sm80_tile;  // without wgmma (both layouts, where it differs from sm_90's)
   } layers[] = {
-      // memory-bound: stores overlapping the next tile's loads (cp.async A), else the persistent
-      // wgmma tile (gathered A, N >= 128), without wgmma the most resident blocks
-      {DataType::half, 64, 56, 256, 1, "128x64k64p", "wg128x128p", nullptr},
+      // memory-bound: stores overlapping the next tile's loads (cp.async A: along C for NHWC,
+      // along the pixels for NCHW), without wgmma the most resident blocks
+      {DataType::half, 64, 56, 256, 1, "128x64k64p", "128x64k64p", nullptr},
       // compute-bound: mma.sync for 64 output channels, wgmma on sm_90 from 128 on; NCHW: x
       // re-laid out first, then as NHWC
       {DataType::half, 64, 56, 64, 3, "128x64k64", "128x64k64", "128x64k64"},
@@ -204,9 +204,12 @@ TEST_CASE("igemm: the tile heuristic on the reference layers") {
         CHECK(c.out_along_k);
         CHECK(c.out_vec == 16 / static_cast<int>(size_of(l.type)));
       } else {
-        // 1x1: A gathered along the pixels (each x value is read once), weights already
-        // (r, s, c)-contiguous; larger filters: both re-laid out first, then vector loads.
-        CHECK(c.a_loader == (l.r > 1 ? igemm::Loader::async16 : igemm::Loader::gather));
+        // 1x1: A copied along the pixels (fp16/bf16; fp32's SIMT kernel gathers), each x value
+        // read once, weights already (r, s, c)-contiguous; larger filters: both re-laid out
+        // first, then vector loads.
+        const bool pixels = l.r == 1 && size_of(l.type) == 2;
+        CHECK(c.a_loader == (l.r > 1 ? igemm::Loader::async16 : pixels ? igemm::Loader::pixels : igemm::Loader::gather));
+        CHECK(c.a_pixel_lanes == (pixels ? 8 : 0));  // 56 x 56 pixels: 16-byte copies
         CHECK(c.b_loader == igemm::Loader::async16);
         CHECK(c.pack_weights == (l.r > 1));
         CHECK(c.pack_input == (l.r > 1));
@@ -216,6 +219,55 @@ TEST_CASE("igemm: the tile heuristic on the reference layers") {
       CHECK(!c.index64);
       CHECK(c.shared_bytes <= 227 * 1024);
     }
+  }
+  SUBCASE("NCHW 1x1: A copied along the pixels where H*W allows it, else gathered") {
+    struct Expect {
+      int hw, stride, c, k;
+      DataType type;
+      igemm::Loader loader;
+      int lanes;
+      bool pack;
+    } expect[] = {
+        {56, 1, 256, 128, DataType::half, igemm::Loader::pixels, 8, false},      // 3136 pixels: 16-byte copies
+        {28, 1, 256, 128, DataType::bfloat16, igemm::Loader::pixels, 8, false},  // 784
+        {14, 1, 256, 128, DataType::half, igemm::Loader::pixels, 4, false},      // 196: 8-byte copies
+        {7, 1, 2048, 512, DataType::half, igemm::Loader::gather, 0, false},  // 49: no copy width divides it
+        {7, 1, 512, 2048, DataType::half, igemm::Loader::gather, 0, false},
+        {9, 1, 256, 512, DataType::half, igemm::Loader::gather, 0, false},    // 81 > 64 pixels a re-layout tile
+        {14, 2, 256, 128, DataType::half, igemm::Loader::gather, 0, false},   // stride 2: pixels not a run
+        {14, 1, 256, 128, DataType::float32, igemm::Loader::gather, 0, false},  // tf32: 16-bit values only
+    };
+    for (const Expect& e : expect) {
+      ConvCase cc;
+      cc.layout = Layout::nchw;
+      cc.type = e.type;
+      cc.tf32 = e.type == DataType::float32;
+      cc.h = cc.w = e.hw;
+      cc.c = e.c;
+      cc.k = e.k;
+      cc.r = cc.s = 1;
+      cc.pad = 0;
+      cc.stride = e.stride;
+      const igemm::Config c = ConvImplicitGemmSolver::config_for(*make_plan(cc), sm90());
+      CAPTURE(c.describe());
+      CAPTURE(e.hw);
+      CHECK(c.a_loader == e.loader);
+      CHECK(c.a_pixel_lanes == e.lanes);
+      CHECK(c.pack_input == e.pack);
+      // The generated header carries the mode and the copy width to the kernel.
+      for (const auto& h : ConvImplicitGemmSolver::request_for(*make_plan(cc), c).generated_headers) {
+        if (h.path != "hf_igemm.h") continue;
+        CHECK(h.text.find("AMode = " + std::to_string(static_cast<int>(e.loader))) != std::string::npos);
+        CHECK(h.text.find("APixelLanes = " + std::to_string(e.lanes)) != std::string::npos);
+      }
+    }
+    ConvCase pro;  // a prologue is applied in the register path: still gathered
+    pro.layout = Layout::nchw;
+    pro.r = pro.s = 1;
+    pro.pad = 0;
+    CHECK(ConvImplicitGemmSolver::config_for(*make_plan(pro, Chain::prologue_bn_relu), sm90()).a_loader ==
+          igemm::Loader::gather);
+    CHECK(ConvImplicitGemmSolver::config_for(*make_plan(pro), sm90()).a_loader == igemm::Loader::pixels);
   }
   SUBCASE("a prologue: x re-laid out with it applied (filters > 1x1), else the register path") {
     ConvCase cc;  // NHWC 3x3
@@ -265,6 +317,7 @@ TEST_CASE("igemm: every tile x data type x layout compiles for sm_90 with hipRTC
     DataType type;
     bool tf32;
     std::vector<const char*> tiles;
+    bool nchw_1x1 = false;  // NCHW 1x1 layers only: the pixel-copy A loader
   };
   const std::vector<Variant> variants = {
       {DataType::half, false, {"128x128", "128x128w8", "256x64", "128x64", "64x64", "128x32"}},
@@ -280,6 +333,11 @@ TEST_CASE("igemm: every tile x data type x layout compiles for sm_90 with hipRTC
       // persistent, forced only (wg128x256p on a 1x1: its shared memory fits only one k-tile)
       {DataType::half, false, {"wg64x128p", "wg128x64p", "wg128x128p", "wg128x256p", "64x64k64p"}},
       {DataType::bfloat16, false, {"wg64x128p", "wg128x64p", "wg128x128p", "wg128x256p", "64x64k64p"}},
+      // NCHW 1x1 (below): A copied along the pixels into an MN-major tile, every tile kind
+      {DataType::half, false, {"128x128", "256x64", "128x64", "64x64", "128x32", "128x128w8"}, true},
+      {DataType::bfloat16, false, {"128x128k64", "256x64k64", "128x64k64", "128x64k64p", "64x64k64p"}, true},
+      {DataType::half, false, {"wg128x128", "wg128x64", "wg64x128", "wg128x256", "wg192x128", "wg128x128p"}, true},
+      {DataType::bfloat16, false, {"wg256x128", "wg64x128p", "wg128x64p", "wg128x256p"}, true},
       // stream-K (k-tile ranges per block, shared tiles summed through scratch)
       {DataType::half, false, {"wg128x256/sk", "wg128x128/sk", "128x64k64/sk", "128x128/sk"}},
       {DataType::float32, true, {"128x128/sk"}},
@@ -287,15 +345,22 @@ TEST_CASE("igemm: every tile x data type x layout compiles for sm_90 with hipRTC
   int compiled = 0;
   for (const Variant& v : variants) {
     for (Layout layout : {Layout::nhwc, Layout::nchw}) {
+      if (v.nchw_1x1 && layout != Layout::nchw) continue;
       for (const char* tile : v.tiles) {
         ConvCase cc;
         cc.type = v.type;
         cc.tf32 = v.tf32;
         cc.layout = layout;
         // Alternate chains and shapes so that every loader and epilogue path is built.
-        const Chain chain = compiled % 3 == 0 ? Chain::bias_relu
-                            : compiled % 3 == 1 ? Chain::bn_elu_residual
-                                                : Chain::prologue_bn_relu;
+        Chain chain = compiled % 3 == 0 ? Chain::bias_relu
+                      : compiled % 3 == 1 ? Chain::bn_elu_residual
+                                          : Chain::prologue_bn_relu;
+        if (v.nchw_1x1) {  // 14 x 14 (8-byte copies) and 16 x 16 (16-byte); no prologue (gathered)
+          cc.r = cc.s = 1;
+          cc.pad = 0;
+          if (compiled % 2 == 0) cc.h = cc.w = 16;
+          if (chain == Chain::prologue_bn_relu) chain = Chain::bias_relu;
+        }
         if (compiled % 4 == 3) {  // odd channels: the per-element gather paths
           cc.c = 17;
           cc.k = 33;
@@ -313,6 +378,7 @@ TEST_CASE("igemm: every tile x data type x layout compiles for sm_90 with hipRTC
         const std::string name = tile;
         CHECK(std::string(config.tile.name()) == name.substr(0, name.find('/')));
         CHECK((config.stream_k_blocks > 0) == (name.find("/sk") != std::string::npos));
+        if (v.nchw_1x1) CHECK(config.a_loader == igemm::Loader::pixels);
         rt::CompileReport report;
         std::vector<char> code;
         CHECK_NOTHROW(code = compiler.binary(ConvImplicitGemmSolver::request_for(*plan, config), "sm_90", 32, &report));
@@ -452,7 +518,8 @@ TEST_CASE("igemm: BK 64 tiles: shared memory, stages cut to the k-tiles, sweep-o
 TEST_CASE("igemm: persistent sweep tiles: staging apart from the pipeline, resident blocks") {
   // The memory-bound 1x1 layers of the sweep (batch 64, fp16); {tile, blocks per SM for GEMM
   // K 64 (one k-tile, one stage), for longer K (0: does not fit)}. The automatic choice takes
-  // only wg128x128p, only for a gathered A (NCHW) with N >= 128 and GEMM K <= 128.
+  // only wg128x128p, only for a gathered A (NCHW) with N >= 128 and GEMM K <= 128, which none
+  // of these layers has: their NCHW A is copied along the pixels, as NHWC's along C.
   struct Layer {
     int c, hw, k;
   } layers[] = {{64, 56, 256}, {256, 56, 64}, {64, 56, 64}, {256, 56, 128}, {128, 28, 512}, {512, 28, 128}};
@@ -470,8 +537,7 @@ TEST_CASE("igemm: persistent sweep tiles: staging apart from the pipeline, resid
       const std::string automatic = ConvImplicitGemmSolver::config_for(*plan, sm90()).tile.name();
       for (const Expect& e : expect) {
         CAPTURE(e.tile);
-        const bool chosen = std::string(e.tile) == "wg128x128p" && layout == Layout::nchw && l.k >= 128 && l.c <= 128;
-        CHECK((automatic == e.tile) == chosen);
+        CHECK(automatic != e.tile);
         const igemm::Config c = ConvImplicitGemmSolver::config_for(*plan, sm90(), e.tile);
         CAPTURE(c.describe());
         const int blocks = l.c == 64 ? e.blocks_k64 : e.blocks_longer;
@@ -506,14 +572,14 @@ TEST_CASE("igemm: write the generated headers of the reference layers" * doctest
                          "128x128k64", "128x128w8k64", "256x64k64", "128x64k64", "128x64w8k64", "128x64k64p",
                          "wg128x128",  "wg128x64",     "wg64x128",  "wg128x256", "wg256x128", "wg192x128",
                          "wg64x128p",  "wg128x64p",    "wg128x128p", "wg128x256p", "64x64k64p"};
-  // 1x1 256->128: a memory-bound layer of several k-tiles (a gathered A pipelined, for NCHW).
+  // 1x1 256->128: a memory-bound layer of several k-tiles; 1x1 1024->256 14x14: NCHW's A
+  // copied 4 pixels at a time (H*W = 196); 1x1 2048->512 7x7: NCHW's A gathered (H*W = 49).
   struct Layer {
     const char* name;
     int c, hw, k, r;
-  } layers[] = {{"1x1-64-256", 64, 56, 256, 1},
-                {"3x3-64-64", 64, 56, 64, 3},
-                {"3x3-256-256", 256, 14, 256, 3},
-                {"1x1-256-128", 256, 56, 128, 1}};
+  } layers[] = {{"1x1-64-256", 64, 56, 256, 1},     {"3x3-64-64", 64, 56, 64, 3},
+                {"3x3-256-256", 256, 14, 256, 3},   {"1x1-256-128", 256, 56, 128, 1},
+                {"1x1-1024-256", 1024, 14, 256, 1}, {"1x1-2048-512", 2048, 7, 512, 1}};
   int written = 0;
   for (DataType t : {DataType::half, DataType::bfloat16}) {
     for (Layout layout : {Layout::nhwc, Layout::nchw}) {
@@ -620,18 +686,20 @@ TEST_CASE("igemm: warpgroup (wgmma) tiles: sm_90 only, fp16/bf16, stages, aligne
       one.r = one.s = 1;
       one.pad = 0;
       CHECK_FALSE(ConvImplicitGemmSolver::config_for(*make_plan(one), sm90()).tile.warpgroup);
-      // The memory-bound 1x1 layers (sweep v9): one k-tile NHWC, the persistent mma.sync tile;
-      // two (K 128), 128x64; a gathered A (NCHW) with N >= 128, the persistent wgmma tile; N 64,
-      // 128x64; without wgmma, 128x64.
+      // The memory-bound 1x1 layers (sweep v9): one k-tile with a copied A (NHWC, or NCHW along
+      // the pixels), the persistent mma.sync tile; two (K 128), 128x64; a gathered A (NCHW, H*W
+      // not a multiple of 4) with N >= 128, the persistent wgmma tile; N 64, 128x64; without
+      // wgmma, 128x64.
       auto tile_of = [&](Layout lay, int c, int hw, int k, const Target& target) {
         return std::string(
             ConvImplicitGemmSolver::config_for(*make_plan(reference_layer(t, lay, c, hw, k, 1)), target).tile.name());
       };
       CHECK(tile_of(Layout::nhwc, 64, 56, 256, sm90()) == "128x64k64p");
       CHECK(tile_of(Layout::nhwc, 128, 28, 512, sm90()) == "128x64");
-      CHECK(tile_of(Layout::nchw, 64, 56, 256, sm90()) == "wg128x128p");
-      CHECK(tile_of(Layout::nchw, 128, 28, 512, sm90()) == "wg128x128p");
-      CHECK(tile_of(Layout::nchw, 64, 56, 64, sm90()) == "128x64");
+      CHECK(tile_of(Layout::nchw, 64, 56, 256, sm90()) == "128x64k64p");
+      CHECK(tile_of(Layout::nchw, 128, 28, 512, sm90()) == "128x64");
+      CHECK(tile_of(Layout::nchw, 64, 57, 256, sm90()) == "wg128x128p");
+      CHECK(tile_of(Layout::nchw, 64, 57, 64, sm90()) == "128x64");
       CHECK(tile_of(Layout::nchw, 128, 28, 512, sm80()) == "128x64");
       // A prologue on odd channels (the heaviest register-staged A): mma.sync's small tile.
       ConvCase odd = cc;
