@@ -6,9 +6,10 @@
 //   hf_igemm_pack_input: XSourceGeom (x as given, NCHW-like) -> XGeom (packed NHWC), with
 //     PackPrologue (the plan's pointwise ops before the conv) applied in fp32 and rounded
 //     once to data_t, so that the GEMM reads x as cp.async vectors along C instead of
-//     gathering every element R*S times. One read and one write of x, through a shared-
-//     memory tile, with accesses of up to 16 bytes along the pixels when reading and along
-//     C when writing.
+//     gathering every element R*S times (and for NCHW 1x1 layers with small planes and more
+//     input than output channels, whose A would otherwise be gathered). One read and one
+//     write of x, through a shared-memory tile, with accesses of up to 16 bytes along the
+//     pixels (or along whole-plane runs) when reading and along C when writing.
 #include "common/geometry.h"
 #include "common/igemm_args.h"
 #include "common/pointwise_chain.h"
@@ -55,15 +56,30 @@ constexpr int kChannelLanes = channel_lanes_fit<kMaxLanes>       ? kMaxLanes
                               : channel_lanes_fit<2>             ? 2
                                                                  : 1;
 
+// Whether a tile's channels are one run of x that kMaxLanes-wide accesses tile: whole planes
+// (one pixel tile covers H*W), stored one after another, the run's start and length multiples
+// of the access. For small planes that no access width divides (7x7: 49 values), which the
+// pixel walk reads one value at a time with a quarter of its lanes idle.
+constexpr bool kPlaneRuns = kHW <= kPixels && kPixelLanes < kMaxLanes && Src::stride_w == 1 &&
+                            (Src::H == 1 || Src::stride_h == Src::W) && Src::stride_c == kHW &&
+                            (kChannels * kHW) % kMaxLanes == 0 && (Src::C * kHW) % kMaxLanes == 0 &&
+                            Src::stride_n % kMaxLanes == 0;
+
 HF_DEVICE hf::Coord pixel_coord(hf::index_t n, hf::index_t c, hf::index_t hw) {
   return hf::Coord{n, c, 0, hw / Src::W, hw % Src::W};
 }
 
-// One tile, reading x VP pixels at a time (coalesced along the pixels, NCHW's contiguous
-// dimension) and writing VC channels at a time (along NHWC's), through shared memory.
-// All of a thread's loads are issued before the first use.
-template <int VP, int VC>
-HF_DEVICE void pack_tile(const hf::IgemmPackArgs& args, float (&tile)[kChannels][kPixels + 1]) {
+// The tile's value at (c_local, hw_local), x's value v at offset `off`, with the prologue.
+HF_DEVICE void put(const hf::IgemmPackArgs& args, float (&tile)[kChannels][kPixels + 1], int c_local, int hw_local,
+                   float v, hf::index_t c, hf::index_t hw, hf::index_t off) {
+  // Only what the prologue reads survives compilation (nothing for an activation).
+  tile[c_local][hw_local] = hf_plan::PackPrologue::apply(v, pixel_coord(blockIdx.z, c, hw), off, args.chain);
+}
+
+// Reads one tile of x VP pixels at a time (coalesced along the pixels, NCHW's contiguous
+// dimension). All of a thread's loads are issued before the first use.
+template <int VP>
+HF_DEVICE void read_pixels(const hf::IgemmPackArgs& args, float (&tile)[kChannels][kPixels + 1]) {
   const hf::index_t n = blockIdx.z;
   const hf::index_t hw0 = static_cast<hf::index_t>(blockIdx.x) * kPixels;
   const hf::index_t c0 = static_cast<hf::index_t>(blockIdx.y) * kChannels;
@@ -84,13 +100,46 @@ HF_DEVICE void pack_tile(const hf::IgemmPackArgs& args, float (&tile)[kChannels]
     if (c < Src::C && hw < kHW) {
       const hf::index_t off = Src::offset(pixel_coord(n, c, hw));
 #pragma unroll
-      for (int j = 0; j < VP; ++j) {
-        // Only what the prologue reads survives compilation (nothing for an activation).
-        tile[c_local][p_local + j] = hf_plan::PackPrologue::apply(in[i][j], pixel_coord(n, c, hw + j), off + j, args.chain);
-      }
+      for (int j = 0; j < VP; ++j) put(args, tile, c_local, p_local + j, in[i][j], c, hw + j, off + j);
     }
   }
-  __syncthreads();
+}
+
+// Reads a tile of whole planes (kPlaneRuns) as one run of kMaxLanes-wide accesses; each
+// value lands at its (channel, pixel) in the tile.
+HF_DEVICE void read_plane_runs(const hf::IgemmPackArgs& args, float (&tile)[kChannels][kPixels + 1]) {
+  constexpr int V = kMaxLanes;
+  constexpr int kReads = (kChannels * kHW + hf::kPackThreads * V - 1) / (hf::kPackThreads * V);
+  const hf::index_t n = blockIdx.z;
+  const hf::index_t c0 = static_cast<hf::index_t>(blockIdx.y) * kChannels;
+  const hf::index_t channels = Src::C - c0 < kChannels ? Src::C - c0 : kChannels;
+  const int run = static_cast<int>(channels * kHW);  // a multiple of V (kPlaneRuns)
+  const hf::index_t start = Src::offset(pixel_coord(n, c0, 0));
+  float in[kReads][V];
+#pragma unroll
+  for (int i = 0; i < kReads; ++i) {
+    const int u = static_cast<int>(threadIdx.x) + i * hf::kPackThreads;
+    if (u * V < run) hf::load_lanes<T, V>(args.src, start + u * V, in[i]);
+  }
+#pragma unroll
+  for (int i = 0; i < kReads; ++i) {
+    const int u = static_cast<int>(threadIdx.x) + i * hf::kPackThreads;
+    if (u * V >= run) continue;
+#pragma unroll
+    for (int j = 0; j < V; ++j) {
+      const int at = u * V + j;
+      const int c_local = at / static_cast<int>(kHW), hw = at % static_cast<int>(kHW);
+      put(args, tile, c_local, hw, in[i][j], c0 + c_local, hw, start + at);
+    }
+  }
+}
+
+// Writes the tile VC channels at a time (along NHWC's contiguous dimension).
+template <int VC>
+HF_DEVICE void write_tile(const hf::IgemmPackArgs& args, const float (&tile)[kChannels][kPixels + 1]) {
+  const hf::index_t n = blockIdx.z;
+  const hf::index_t hw0 = static_cast<hf::index_t>(blockIdx.x) * kPixels;
+  const hf::index_t c0 = static_cast<hf::index_t>(blockIdx.y) * kChannels;
   constexpr int kWrites = hf::kPackTileElements / (hf::kPackThreads * VC);
   constexpr int kChannelUnits = kChannels / VC;
 #pragma unroll
@@ -110,13 +159,25 @@ HF_DEVICE void pack_tile(const hf::IgemmPackArgs& args, float (&tile)[kChannels]
 }  // namespace
 
 // Block kPackThreads, grid (ceil(H*W / kPixels), ceil(C / kChannels), N) (igemm_args.h). The pixel
-// vectors need x aligned to their width, checked here; the scratch always is.
+// vectors and plane runs need x aligned to their width, checked here; the scratch always is.
 HF_KERNEL void __launch_bounds__(hf::kPackThreads) hf_igemm_pack_input(hf::IgemmPackArgs args) {
   __shared__ float tile[kChannels][kPixels + 1];
   constexpr unsigned kPixelBytes = kPixelLanes * sizeof(T);
-  if (reinterpret_cast<unsigned long long>(args.src) % kPixelBytes == 0) {
-    pack_tile<kPixelLanes, kChannelLanes>(args, tile);
-  } else {
-    pack_tile<1, kChannelLanes>(args, tile);
+  const unsigned long long src = reinterpret_cast<unsigned long long>(args.src);
+  bool read = false;
+  if constexpr (kPlaneRuns) {
+    if (src % 16 == 0) {
+      read_plane_runs(args, tile);
+      read = true;
+    }
   }
+  if (!read) {
+    if (src % kPixelBytes == 0) {
+      read_pixels<kPixelLanes>(args, tile);
+    } else {
+      read_pixels<1>(args, tile);
+    }
+  }
+  __syncthreads();
+  write_tile<kChannelLanes>(args, tile);
 }

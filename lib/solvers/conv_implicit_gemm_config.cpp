@@ -1,5 +1,7 @@
 #include "solvers/conv_implicit_gemm_config.h"
 
+#include "common/igemm_args.h"  // the re-layout kernel's tile size
+
 #include <algorithm>
 #include <cmath>
 #include <limits>
@@ -248,11 +250,25 @@ Config make_config(const Problem& p, const Candidate& c, int sms) {
   // fused 88.4 us against 23.0 unfused with the register path, docs/PERF_NOTES.md).
   const bool x_vec = vectors_along_c(p.x_strides, xlen, cg, vec);
   const std::int64_t x_bytes = static_cast<std::int64_t>(p.n) * p.c * p.h * p.w * static_cast<std::int64_t>(p.elem_bytes());
-  cfg.pack_input = (!x_vec || (matrix && p.has_prologue)) && p.r * p.s > 1 && cg % vec == 0 &&
-                   x_bytes <= kMaxPackedInputBytes && p.n <= 65535 && ceil_div(p.c, 32) <= 65535;
+  const bool packable = cg % vec == 0 && x_bytes <= kMaxPackedInputBytes && p.n <= 65535 && ceil_div(p.c, 32) <= 65535;
   // Up to 64 channels a tile; fewer for narrow layers, with more pixels (8 or 16 channels
   // still move 4096 elements a block).
-  if (cfg.pack_input) cfg.pack_tile_channels = p.c > 32 ? 64 : p.c > 16 ? 32 : p.c > 8 ? 16 : 8;
+  const int pack_channels = p.c > 32 ? 64 : p.c > 16 ? 32 : p.c > 8 ? 16 : 8;
+  cfg.pack_input = (!x_vec || (matrix && p.has_prologue)) && p.r * p.s > 1 && packable;
+  // NCHW 1x1 layers whose A no pixel copy can read, with planes small enough for the re-layout
+  // to read whole-plane runs 16 bytes at a time, and at least twice as many input as output
+  // channels (x at least twice y, so that x's extra pass costs less than gathering it): H200,
+  // fp16 1x1 2048->512 7x7, gathered 51.3 us against NHWC's 25.1 (docs/PERF_NOTES.md v10).
+  if (!cfg.pack_input && matrix && p.elem != Elem::f32 && !x_vec && !p.has_prologue && p.r * p.s == 1 &&
+      pixel_lanes(p, c) == 0 && packable && p.c >= 2 * p.k) {
+    const std::int64_t plane = static_cast<std::int64_t>(p.h) * p.w;
+    const auto& st = p.x_strides;
+    const bool runs = (p.w == 1 || st[3] == 1) && (p.h == 1 || st[2] == (p.w == 1 ? 1 : p.w)) && st[1] == plane &&
+                      plane <= hf::kPackTileElements / pack_channels && (pack_channels * plane) % vec == 0 &&
+                      (p.c * plane) % vec == 0 && stride_if(p.n, st[0]) % vec == 0;
+    cfg.pack_input = runs;
+  }
+  if (cfg.pack_input) cfg.pack_tile_channels = pack_channels;
   const bool a_vec = (x_vec && !(matrix && p.has_prologue)) || cfg.pack_input;
   cfg.a_loader = a_vec ? Loader::async16 : Loader::gather;
   if (!a_vec) {

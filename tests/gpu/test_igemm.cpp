@@ -263,21 +263,25 @@ TEST_CASE("igemm: odd channels, dilation, groups and a prologue") {
 }
 
 // The NCHW re-layout (hf_igemm_pack_input) moves pixels in accesses of 8, 4, 2 or 1
-// elements (whatever divides H*W and the alignment of x allows) and channels in tiles of
-// 8 to 64: each width, partial channel and pixel tiles, and x one element off alignment
-// (the scalar walk), with and without a prologue applied on the way.
+// elements (whatever divides H*W and the alignment of x allows), or small planes as whole-
+// plane runs of 16-byte accesses, and channels in tiles of 8 to 64: each width, partial
+// channel and pixel tiles, and x one element off alignment (the scalar walk), with and
+// without a prologue applied on the way (3x3 only: 1x1 layers with a prologue gather).
 TEST_CASE("igemm: NCHW input re-layout: every access width, partial tiles, misaligned x") {
   const Shape shapes[] = {
       {2, 96, 16, 16, 64, 3, 3, 1, 1},  // H*W % 8 == 0; 96 channels: a full and a half tile
       {2, 64, 14, 14, 32, 3, 3, 1, 2},  // H*W = 196: 4-element accesses
       {2, 24, 5, 6, 40, 3, 3, 1, 1},    // H*W = 30: 2-element accesses; a 32-channel tile
-      {2, 16, 7, 7, 24, 3, 3, 1, 1},    // H*W = 49: one element at a time; a 16-channel tile
+      {2, 16, 7, 7, 24, 3, 3, 1, 1},    // H*W = 49: plane runs (aligned x); a 16-channel tile
       {2, 8, 9, 9, 16, 3, 3, 1, 1},     // 8 channels, 512 pixels a tile
+      {2, 96, 7, 7, 40, 1, 1, 0, 1},    // 1x1, C >= 2K: plane runs, a full and a partial 64-channel tile
+      {3, 64, 5, 5, 24, 1, 1, 0, 1},    // 1x1, H*W = 25
   };
   std::uint64_t seed = 900;
   for (DataType type : {DataType::half, DataType::bfloat16, DataType::float32}) {
     for (const Shape& sh : shapes) {
       for (Epi epi : {Epi::bias_relu, Epi::prologue}) {
+        if (sh.r == 1 && (epi == Epi::prologue || type == DataType::float32)) continue;  // gathered
         for (bool misaligned : {false, true}) {
           IgemmRun run(type, Lay::nchw, sh, epi, false, seed++);
           const igemm::Config config = run.config();

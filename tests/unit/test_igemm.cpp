@@ -220,7 +220,7 @@ TEST_CASE("igemm: the tile heuristic on the reference layers") {
       CHECK(c.shared_bytes <= 227 * 1024);
     }
   }
-  SUBCASE("NCHW 1x1: A copied along the pixels where H*W allows it, else gathered") {
+  SUBCASE("NCHW 1x1: A copied along the pixels where H*W allows it, else re-laid out or gathered") {
     struct Expect {
       int hw, stride, c, k;
       DataType type;
@@ -231,7 +231,9 @@ TEST_CASE("igemm: the tile heuristic on the reference layers") {
         {56, 1, 256, 128, DataType::half, igemm::Loader::pixels, 8, false},      // 3136 pixels: 16-byte copies
         {28, 1, 256, 128, DataType::bfloat16, igemm::Loader::pixels, 8, false},  // 784
         {14, 1, 256, 128, DataType::half, igemm::Loader::pixels, 4, false},      // 196: 8-byte copies
-        {7, 1, 2048, 512, DataType::half, igemm::Loader::gather, 0, false},  // 49: no copy width divides it
+        // 49: no copy width divides it; x re-laid out (whole-plane runs) where C >= 2K
+        {7, 1, 2048, 512, DataType::half, igemm::Loader::async16, 0, true},
+        {7, 1, 256, 128, DataType::bfloat16, igemm::Loader::async16, 0, true},
         {7, 1, 512, 2048, DataType::half, igemm::Loader::gather, 0, false},
         {9, 1, 256, 512, DataType::half, igemm::Loader::gather, 0, false},    // 81 > 64 pixels a re-layout tile
         {14, 2, 256, 128, DataType::half, igemm::Loader::gather, 0, false},   // stride 2: pixels not a run
@@ -365,6 +367,12 @@ TEST_CASE("igemm: every tile x data type x layout compiles for sm_90 with hipRTC
           cc.c = 17;
           cc.k = 33;
         }
+        // NCHW 1x1 on 7 x 7 planes with C >= 2K: x re-laid out by whole-plane runs first
+        const bool plane_runs = v.nchw_1x1 && compiled % 4 == 1;
+        if (plane_runs) {
+          cc.h = cc.w = 7;
+          cc.k = 32;
+        }
         if (std::string(tile) == "wg128x256p") {  // its shared memory fits one k-tile only: a 1x1
           cc.r = cc.s = 1;
           cc.pad = 0;
@@ -378,7 +386,8 @@ TEST_CASE("igemm: every tile x data type x layout compiles for sm_90 with hipRTC
         const std::string name = tile;
         CHECK(std::string(config.tile.name()) == name.substr(0, name.find('/')));
         CHECK((config.stream_k_blocks > 0) == (name.find("/sk") != std::string::npos));
-        if (v.nchw_1x1) CHECK(config.a_loader == igemm::Loader::pixels);
+        if (v.nchw_1x1) CHECK(config.a_loader == (plane_runs ? igemm::Loader::async16 : igemm::Loader::pixels));
+        if (plane_runs) CHECK(config.pack_input);
         rt::CompileReport report;
         std::vector<char> code;
         CHECK_NOTHROW(code = compiler.binary(ConvImplicitGemmSolver::request_for(*plan, config), "sm_90", 32, &report));
