@@ -153,6 +153,17 @@ HF_DEVICE void write_tile(const hf::IgemmPackArgs& args, const Value& value) {
   }
 }
 
+// One tile through the pixel walk: read VP pixels at a time, write (each width its own
+// copy of the whole tile's code, as the compiler schedules it best).
+template <int VP>
+HF_DEVICE void pack_pixels(const hf::IgemmPackArgs& args, float (&tile)[kChannels][kPixels + 1]) {
+  read_pixels<VP>(args, tile);
+  __syncthreads();
+  write_tile<kChannelLanes>(args, [&](int c_local, int hw_local, hf::index_t, hf::index_t) {
+    return tile[c_local][hw_local];
+  });
+}
+
 }  // namespace
 
 // Block kPackThreads, grid (ceil(H*W / kPixels), ceil(C / kChannels), N) (igemm_args.h). The pixel
@@ -176,14 +187,25 @@ HF_KERNEL void __launch_bounds__(hf::kPackThreads) hf_igemm_pack_input(hf::Igemm
       });
       return;
     }
-  }
-  if (src % kPixelBytes == 0) {
-    read_pixels<kPixelLanes>(args, tile);
+    // x off 16-byte alignment: the pixel walk, one write loop after either read (the code
+    // measured with the runs: 12.1 us on 1x1 2048->512 7x7).
+    if (src % kPixelBytes == 0) {
+      read_pixels<kPixelLanes>(args, tile);
+    } else {
+      read_pixels<1>(args, tile);
+    }
+    __syncthreads();
+    write_tile<kChannelLanes>(args, [&](int c_local, int hw_local, hf::index_t, hf::index_t) {
+      return tile[c_local][hw_local];
+    });
   } else {
-    read_pixels<1>(args, tile);
+    // A copy of the whole tile's code per access width: one shared write loop after the two
+    // reads made the 56x56 planes' re-layout slower (H200, 3x3 128->128 s2 fp16 NCHW: 89.1 us
+    // against 82.6, docs/PERF_NOTES.md v10).
+    if (src % kPixelBytes == 0) {
+      pack_pixels<kPixelLanes>(args, tile);
+    } else {
+      pack_pixels<1>(args, tile);
+    }
   }
-  __syncthreads();
-  write_tile<kChannelLanes>(args, [&](int c_local, int hw_local, hf::index_t, hf::index_t) {
-    return tile[c_local][hw_local];
-  });
 }
