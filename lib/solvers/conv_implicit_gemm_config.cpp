@@ -258,7 +258,7 @@ Config make_config(const Problem& p, const Candidate& c, int sms) {
   // NCHW 1x1 layers whose A no pixel copy can read, with planes small enough for the re-layout
   // to read whole-plane runs 16 bytes at a time, and at least twice as many input as output
   // channels (x at least twice y, so that x's extra pass costs less than gathering it): H200,
-  // fp16 1x1 2048->512 7x7, gathered 51.3 us against NHWC's 25.1 (docs/PERF_NOTES.md v10).
+  // fp16 1x1 2048->512 7x7, gathered 51.3 us, re-laid out 39.1 (docs/PERF_NOTES.md v10).
   if (!cfg.pack_input && matrix && p.elem != Elem::f32 && !x_vec && !p.has_prologue && p.r * p.s == 1 &&
       pixel_lanes(p, c) == 0 && packable && p.c >= 2 * p.k) {
     const std::int64_t plane = static_cast<std::int64_t>(p.h) * p.w;
