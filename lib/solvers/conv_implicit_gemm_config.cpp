@@ -184,6 +184,12 @@ bool vectors_along_c(const std::array<std::int64_t, 4>& st, const std::array<std
 
 bool uses_matrix_units(const Problem& p) { return p.elem != Elem::f32 || p.allow_tf32; }
 
+// Whether each channel plane of x is one run of H*W consecutive values.
+bool planes_are_runs(const Problem& p) {
+  const auto& st = p.x_strides;
+  return (p.w == 1 || st[3] == 1) && (p.h == 1 || st[2] == (p.w == 1 ? 1 : p.w));
+}
+
 // Loader::pixels' copy width: 8 or 4 values along the pixels of x, whose planes must be one
 // run each, or 0 where it cannot read x: a 16-bit 1x1, stride-1, unpadded convolution
 // without a prologue, H*W and the plane and image strides multiples of the width (so that
@@ -192,14 +198,22 @@ int pixel_lanes(const Problem& p, const Candidate& c) {
   if (c.kernel != Kernel::matrix || p.elem == Elem::f32 || p.has_prologue) return 0;
   if (p.r != 1 || p.s != 1 || p.stride_h != 1 || p.stride_w != 1 || p.pad_h != 0 || p.pad_w != 0) return 0;
   const auto& st = p.x_strides;
-  const bool plane_is_run = (p.w == 1 || st[3] == 1) && (p.h == 1 || st[2] == (p.w == 1 ? 1 : p.w));
   const int threads = 32 * c.warps_m * c.warps_n;
-  if (!plane_is_run || c.bm % 64 != 0 || threads % (c.bm / 8) != 0) return 0;
+  if (!planes_are_runs(p) || c.bm % 64 != 0 || threads % (c.bm / 8) != 0) return 0;
   const std::int64_t plane = static_cast<std::int64_t>(p.h) * p.w;
   for (int lanes : {8, 4}) {
     if (plane % lanes == 0 && stride_if(p.c, st[1]) % lanes == 0 && stride_if(p.n, st[0]) % lanes == 0) return lanes;
   }
   return 0;
+}
+
+// Whether the re-layout kernel reads x's tiles as whole-plane runs of `vec`-value accesses
+// (its kPlaneRuns): packed planes that one pixel tile of a `channels`-channel tile covers,
+// the runs' starts and lengths multiples of the access.
+bool relayout_reads_plane_runs(const Problem& p, int channels, int vec) {
+  const std::int64_t plane = static_cast<std::int64_t>(p.h) * p.w;
+  return planes_are_runs(p) && p.x_strides[1] == plane && plane <= hf::kPackTileElements / channels &&
+         (channels * plane) % vec == 0 && (p.c * plane) % vec == 0 && stride_if(p.n, p.x_strides[0]) % vec == 0;
 }
 
 bool is_nvidia_arch(const std::string& arch) { return arch.rfind("sm_", 0) == 0; }
@@ -254,27 +268,18 @@ Config make_config(const Problem& p, const Candidate& c, int sms) {
   // Up to 64 channels a tile; fewer for narrow layers, with more pixels (8 or 16 channels
   // still move 4096 elements a block).
   const int pack_channels = p.c > 32 ? 64 : p.c > 16 ? 32 : p.c > 8 ? 16 : 8;
-  cfg.pack_input = (!x_vec || (matrix && p.has_prologue)) && p.r * p.s > 1 && packable;
-  // NCHW 1x1 layers whose A no pixel copy can read, with planes small enough for the re-layout
-  // to read whole-plane runs 16 bytes at a time, and at least twice as many input as output
-  // channels (x at least twice y, so that x's extra pass costs less than gathering it): H200,
-  // fp16 1x1 2048->512 7x7, gathered 51.3 us, re-laid out 39.1 (docs/PERF_NOTES.md v10).
-  if (!cfg.pack_input && matrix && p.elem != Elem::f32 && !x_vec && !p.has_prologue && p.r * p.s == 1 &&
-      pixel_lanes(p, c) == 0 && packable && p.c >= 2 * p.k) {
-    const std::int64_t plane = static_cast<std::int64_t>(p.h) * p.w;
-    const auto& st = p.x_strides;
-    const bool runs = (p.w == 1 || st[3] == 1) && (p.h == 1 || st[2] == (p.w == 1 ? 1 : p.w)) && st[1] == plane &&
-                      plane <= hf::kPackTileElements / pack_channels && (pack_channels * plane) % vec == 0 &&
-                      (p.c * plane) % vec == 0 && stride_if(p.n, st[0]) % vec == 0;
-    cfg.pack_input = runs;
-  }
+  const int lanes = x_vec ? 0 : pixel_lanes(p, c);  // NCHW 1x1: A copied along the pixels
+  // Filters > 1x1; and NCHW 1x1 layers whose A no pixel copy can read, with planes small
+  // enough for the re-layout to read whole-plane runs, and at least twice as many input as
+  // output channels (x at least twice y, so that x's extra pass costs less than gathering it):
+  // H200, fp16 1x1 2048->512 7x7, gathered 51.3 us, re-laid out 39.1 (docs/PERF_NOTES.md v10).
+  const bool small_plane_1x1 = matrix && p.elem != Elem::f32 && !x_vec && !p.has_prologue && p.r * p.s == 1 &&
+                               lanes == 0 && p.c >= 2 * p.k && relayout_reads_plane_runs(p, pack_channels, vec);
+  cfg.pack_input = packable && (((!x_vec || (matrix && p.has_prologue)) && p.r * p.s > 1) || small_plane_1x1);
   if (cfg.pack_input) cfg.pack_tile_channels = pack_channels;
   const bool a_vec = (x_vec && !(matrix && p.has_prologue)) || cfg.pack_input;
-  cfg.a_loader = a_vec ? Loader::async16 : Loader::gather;
-  if (!a_vec) {
-    cfg.a_pixel_lanes = pixel_lanes(p, c);
-    if (cfg.a_pixel_lanes > 0) cfg.a_loader = Loader::pixels;
-  }
+  cfg.a_loader = a_vec ? Loader::async16 : lanes > 0 ? Loader::pixels : Loader::gather;
+  if (cfg.a_loader == Loader::pixels) cfg.a_pixel_lanes = lanes;
   const bool w_vec = vectors_along_c(p.w_strides, wlen, cg, vec);
   cfg.pack_weights = !w_vec && cg % vec == 0;
   cfg.b_loader = w_vec || cfg.pack_weights ? Loader::async16 : Loader::gather;
