@@ -44,7 +44,15 @@ constexpr int kChunks = hfi::KChunks;                    // chunks per shared-me
 constexpr int BK = kChunks * kVec;                       // GEMM K per k-tile
 constexpr int BM = hfi::BM, BN = hfi::BN;
 constexpr int kWarpsM = hfi::WarpsM, kWarpsN = hfi::WarpsN;
-constexpr int kThreads = 32 * kWarpsM * kWarpsN;
+constexpr int kThreads = 32 * kWarpsM * kWarpsN;  // the threads that multiply (and store y)
+// Warp specialisation (hfi::WarpSpecialized: warpgroup tiles whose loaders are all cp.async):
+// a warpgroup of loader threads past the multiplying ones fills the stages, each completing on
+// a "full" mbarrier; the warpgroups that multiply wait on it, issue their wgmmas and free the
+// stage on its "empty" mbarrier. No block-wide barrier per k-tile, and the loads' address
+// arithmetic and issue run in warps of their own (docs/PERF_NOTES.md v11).
+constexpr bool kWarpSpecialized = hfi::WarpSpecialized;
+constexpr int kLoadThreads = kWarpSpecialized ? 128 : kThreads;  // the threads that run the loaders
+constexpr int kBlockThreads = kThreads + (kWarpSpecialized ? kLoadThreads : 0);
 constexpr int kStages = hfi::Stages;
 constexpr int WTM = BM / kWarpsM, WTN = BN / kWarpsN;
 constexpr bool kWarpgroupMma = hfi::Warpgroup;
@@ -62,13 +70,15 @@ constexpr bool kTf32 = hfi::Tf32;
 
 static_assert(HF_WARP_SIZE % 32 == 0, "the mma groups are 32 threads");
 static_assert(MI >= 1 && NI >= 2 && NI % 2 == 0 && WTM % 16 == 0 && WTN % 16 == 0, "warp tile");
-static_assert((BM * kChunks) % kThreads == 0 && kThreads % kChunks == 0, "A loader slots");
+static_assert((BM * kChunks) % kLoadThreads == 0 && kLoadThreads % kChunks == 0, "A loader slots");
 // B's chunks need not divide among the threads: with 3 warpgroups (384 threads) a 128-row B
 // tile is 1024 chunks, so the last of a thread's ceil(1024 / 384) = 3 slots exists for only
 // some threads (b_slot_used).
 constexpr int kBChunks = BN * kChunks;
-constexpr int kBSlots = (kBChunks + kThreads - 1) / kThreads;
-HF_DEVICE bool b_slot_used(int tid, int slot) { return kBChunks % kThreads == 0 || tid + slot * kThreads < kBChunks; }
+constexpr int kBSlots = (kBChunks + kLoadThreads - 1) / kLoadThreads;
+HF_DEVICE bool b_slot_used(int tid, int slot) {
+  return kBChunks % kLoadThreads == 0 || tid + slot * kLoadThreads < kBChunks;
+}
 static_assert(kStages >= (kWarpgroupMma ? 3 : 2) || KT == 1, "at least double buffering (one stage: K fits one k-tile)");
 static_assert(kChunks == 4 || kChunks == 8, "k-tile rows of 64 or 128 bytes");
 static_assert(kTf32 == (sizeof(T) == 4), "fp32 data runs on the matrix units only as tf32");
@@ -115,7 +125,7 @@ constexpr int kMnBlockBytes = BK * 128;  // one 64-pixel block of the MN-major A
 HF_DEVICE int a_mn_offset(int m, int kk) {
   return (m >> 6) * kMnBlockBytes + kk * 128 + ((((m >> 3) & 7) ^ (kk & 7)) << 4);
 }
-static_assert(!kMnMajorA || (sizeof(T) == 2 && BM % 64 == 0 && kThreads % (BM / kVec) == 0),
+static_assert(!kMnMajorA || (sizeof(T) == 2 && BM % 64 == 0 && kLoadThreads % (BM / kVec) == 0),
               "MN-major A: 16-bit values, 64-pixel blocks, every thread on one pixel chunk");
 
 // ---- A: input pixels x (r, s, c) ----------------------------------------------------------
@@ -124,18 +134,53 @@ struct ALoader;
 
 template <>
 struct ALoader<kAsync16> {
-  static constexpr int kSlots = BM * kChunks / kThreads;
-  static constexpr int kRowStep = kThreads / kChunks;
-  RowStart rows[kSlots];
+  static constexpr int kSlots = BM * kChunks / kLoadThreads;
+  static constexpr int kRowStep = kLoadThreads / kChunks;
+  // One filter tap per k-tile (C/G a multiple of BK), at most 32 taps: each slot keeps the
+  // offset of its receptive field's origin and a bit per tap that lies inside the image, so
+  // that a copy costs an add and a bit test (the general path decodes kk and bounds-checks
+  // every copy: most of a k-tile's instructions, docs/PERF_NOTES.md v11).
+  static constexpr bool kTapPerTile = kCg % BK == 0 && kR * kS <= 32;
+  RowStart rows[kTapPerTile ? 1 : kSlots];
+  I origin[kSlots];           // kTapPerTile: offset of tap (0, 0), channel chunk * kVec
+  unsigned taps_in[kSlots];   // kTapPerTile: bit r * S + s set when that tap is inside the image
   int row0, chunk;
 
   HF_DEVICE void init(I m0, int group, int tid) {
     chunk = tid % kChunks;
     row0 = tid / kChunks;
 #pragma unroll
-    for (int i = 0; i < kSlots; ++i) rows[i] = row_start(m0 + row0 + i * kRowStep, group);
+    for (int i = 0; i < kSlots; ++i) {
+      const RowStart row = row_start(m0 + row0 + i * kRowStep, group);
+      if constexpr (kTapPerTile) {
+        unsigned in = 0;
+#pragma unroll
+        for (int r = 0; r < kR; ++r)
+#pragma unroll
+          for (int s = 0; s < kS; ++s) in |= inside(row.h0 + r * kDilH, row.w0 + s * kDilW) ? 1u << (r * kS + s) : 0u;
+        taps_in[i] = in;  // 0 for rows past M (far outside the image)
+        origin[i] = in == 0 ? 0
+                            : row.base + static_cast<I>(row.h0) * kXsH + static_cast<I>(row.w0) * kXsW +
+                                  static_cast<I>(chunk * kVec) * kXsC;
+      } else {
+        rows[i] = row;
+      }
+    }
   }
   HF_DEVICE void fetch(const T* HF_RESTRICT x, int kt, char* stage, const hf::ChainArgs&) {
+    if constexpr (kTapPerTile) {
+      constexpr int kTilesPerTap = kCg / BK;
+      const int rs = kt / kTilesPerTap;
+      const int r = rs / kS, s = rs - r * kS;
+      const I tap = static_cast<I>(r * kDilH) * kXsH + static_cast<I>(s * kDilW) * kXsW +
+                    static_cast<I>((kt - rs * kTilesPerTap) * BK) * kXsC;
+#pragma unroll
+      for (int i = 0; i < kSlots; ++i) {
+        // (A copy of no bytes reads nothing: its address need not be valid.)
+        hf::cp_async16(stage + swizzle(row0 + i * kRowStep, chunk), x + (origin[i] + tap), (taps_in[i] >> rs) & 1u);
+      }
+      return;
+    }
     const int kk = kt * BK + chunk * kVec;
     const bool k_ok = kk < kKG;
     const Tap tap = decode_kk(k_ok ? kk : 0);
@@ -155,18 +200,18 @@ template <>
 struct ALoader<kGather> {
   // Lanes run along m (consecutive pixels): coalesced for NCHW; one (r, s) per chunk when
   // C/G % kVec == 0. The prologue, when the plan has one, is applied here.
-  static constexpr int kSlots = BM * kChunks / kThreads;
+  static constexpr int kSlots = BM * kChunks / kLoadThreads;
   static constexpr bool kChunkShareTap = kCg % kVec == 0;
-  // Slot i is row (tid + i * kThreads) % BM, chunk (tid + i * kThreads) / BM: the rows
+  // Slot i is row (tid + i * kLoadThreads) % BM, chunk (tid + i * kLoadThreads) / BM: the rows
   // repeat every kRows slots, so only kRows receptive fields are kept.
-  static constexpr int kRows = BM > kThreads ? BM / kThreads : 1;
-  static_assert(BM % kThreads == 0 || kThreads % BM == 0, "gather rows");
+  static constexpr int kRows = BM > kLoadThreads ? BM / kLoadThreads : 1;
+  static_assert(hfi::AMode != kGather || BM % kLoadThreads == 0 || kLoadThreads % BM == 0, "gather rows");
   RowStart rows[kRows];
   Vec<T, kVec> regs[kSlots];
   int tid_, group_;
 
-  HF_DEVICE static int row_of(int tid, int i) { return (tid + (i % kRows) * kThreads) % BM; }
-  HF_DEVICE static int chunk_of(int tid, int i) { return (tid + i * kThreads) / BM; }
+  HF_DEVICE static int row_of(int tid, int i) { return (tid + (i % kRows) * kLoadThreads) % BM; }
+  HF_DEVICE static int chunk_of(int tid, int i) { return (tid + i * kLoadThreads) / BM; }
 
   HF_DEVICE void init(I m0, int group, int tid) {
     tid_ = tid;
@@ -232,8 +277,8 @@ struct ALoader<kAsyncPixels> {
   static constexpr int kLanes = kMnMajorA ? hfi::APixelLanes : kVec;
   static constexpr int kParts = kVec / kLanes;
   static constexpr int kPixelChunks = BM / kVec;
-  static constexpr int kSlots = BM * kChunks / kThreads;
-  static constexpr int kChannelStep = kThreads / kPixelChunks > 0 ? kThreads / kPixelChunks : 1;
+  static constexpr int kSlots = BM * kChunks / kLoadThreads;
+  static constexpr int kChannelStep = kLoadThreads / kPixelChunks > 0 ? kLoadThreads / kPixelChunks : 1;
   static_assert(!kMnMajorA || kLanes == 8 || kLanes == 4, "pixel copies of 16 or 8 bytes");
   static_assert(!kMnMajorA || kPQ % kLanes == 0, "a copy stays in one image");
   I base[kParts];  // offset of the copy's first pixel in the group's first channel plane
@@ -285,7 +330,13 @@ struct BLoader;
 template <>
 struct BLoader<kAsync16> {
   static constexpr int kSlots = kBSlots;
-  static constexpr int kRowStep = kThreads / kChunks;
+  static constexpr int kRowStep = kLoadThreads / kChunks;
+  // Weights whose offset is linear in kk (K x R x S x C/G, packed or as given): each slot
+  // keeps its row's offset and a k-tile adds kt * BK (the general path decodes kk).
+  static constexpr bool kLinearK =
+      (kCg == 1 || kWsC == 1) && (kS == 1 || kWsS == kCg) && (kR == 1 || kWsR == static_cast<I>(kS) * kCg);
+  I row_offset[kSlots];
+  unsigned rows_in;  // kLinearK: bit i set when slot i's row is below N
   int row0, chunk, n0, group;
 
   HF_DEVICE void init(int n_block, int g, int tid) {
@@ -293,8 +344,28 @@ struct BLoader<kAsync16> {
     row0 = tid / kChunks;
     n0 = n_block;
     group = g;
+    if constexpr (kLinearK) {
+      rows_in = 0;
+#pragma unroll
+      for (int i = 0; i < kSlots; ++i) {
+        const int n = n0 + row0 + i * kRowStep;
+        rows_in |= n < kNg ? 1u << i : 0u;
+        row_offset[i] = static_cast<I>(group * kNg + (n < kNg ? n : 0)) * kWsK + chunk * kVec;
+      }
+    }
   }
   HF_DEVICE void fetch(const T* HF_RESTRICT w, int kt, char* stage, const hf::ChainArgs&) {
+    if constexpr (kLinearK) {
+      const int kk0 = kt * BK;
+      const bool k_ok = kKG % BK == 0 || kk0 + chunk * kVec < kKG;
+#pragma unroll
+      for (int i = 0; i < kSlots; ++i) {
+        if (!b_slot_used(row0 * kChunks + chunk, i)) break;
+        hf::cp_async16(stage + BM * kRowBytes + swizzle(row0 + i * kRowStep, chunk), w + (row_offset[i] + kk0),
+                       k_ok && ((rows_in >> i) & 1u));
+      }
+      return;
+    }
     const int kk = kt * BK + chunk * kVec;
     const bool k_ok = kk < kKG;
     const Tap tap = decode_kk(k_ok ? kk : 0);
@@ -317,8 +388,8 @@ struct BLoader<kGather> {
   Vec<T, kVec> regs[kSlots];
   int tid_, n0, group;
 
-  HF_DEVICE static int row_of(int tid, int i) { return (tid + i * kThreads) % BN; }
-  HF_DEVICE static int chunk_of(int tid, int i) { return (tid + i * kThreads) / BN; }
+  HF_DEVICE static int row_of(int tid, int i) { return (tid + i * kLoadThreads) % BN; }
+  HF_DEVICE static int chunk_of(int tid, int i) { return (tid + i * kLoadThreads) / BN; }
 
   HF_DEVICE void init(int n_block, int g, int tid) {
     tid_ = tid;
@@ -564,120 +635,23 @@ HF_DEVICE bool stream_k_fixup(const hf::ConvArgs& args, float (&acc)[MI][NI][4],
   return true;
 }
 
-// Points the loaders at `tile` and puts the first kLookahead of its k-tiles [k_begin, k_end)
-// in flight (one commit group each; with one stage the whole K, deposited, one group).
-template <class A, class B>
-HF_DEVICE void start_tile(A& a_load, B& b_load, I tile, int group, int tid, const T* HF_RESTRICT x,
-                          const T* HF_RESTRICT w, char* smem, const hf::ChainArgs& chain, int k_begin = 0,
-                          int k_end = KT) {
-  a_load.init(tile / NT * BM, group, tid);
-  b_load.init(static_cast<int>(tile % NT) * BN, group, tid);
-  if constexpr (kStages == 1) {
-    a_load.fetch(x, 0, smem, chain);
-    b_load.fetch(w, 0, smem, chain);
-    a_load.deposit(smem);
-    b_load.deposit(smem);
-    hf::cp_async_commit();
+// A barrier of the threads that multiply: all of the block's, or the multiplying warpgroups
+// of a warp-specialised block (whose loader warps may have exited).
+HF_DEVICE void sync_math_threads() {
+  if constexpr (kWarpSpecialized) {
+    hf::named_barrier_sync(1, kThreads);
   } else {
-#pragma unroll
-    for (int s = 0; s < kLookahead; ++s) {
-      if (k_begin + s < k_end) {
-        a_load.fetch(x, k_begin + s, smem + s * kStageBytes, chain);
-        b_load.fetch(w, k_begin + s, smem + s * kStageBytes, chain);
-        a_load.deposit(smem + s * kStageBytes);
-        b_load.deposit(smem + s * kStageBytes);
-      }
-      hf::cp_async_commit();
-    }
+    __syncthreads();
   }
 }
 
-// One output tile: its k-tiles [k_begin, k_end) (started by start_tile), then the epilogue
-// (stream-K: when the tile's other shares are done). Persistent blocks start `next_tile`
-// (when < kTiles) between the two, so that its loads overlap this tile's stores (the
-// epilogue's staging then lies past the pipeline buffers).
-template <class A, class B>
-HF_DEVICE void conv_tile(const hf::ConvArgs& args, char* smem, A& a_load, B& b_load, I tile, I next_tile,
-                         int k_begin = 0, int k_end = KT) {
+// The epilogue of the tile at (m0, n0), run by the threads that multiply, the pipeline's
+// shared memory idle (persistent blocks: the staging past it).
+HF_DEVICE void store_tile(const hf::ConvArgs& args, char* smem, const float (&acc)[MI][NI][4], I m0, int n0) {
   const int tid = static_cast<int>(threadIdx.x);
   const int lane = tid & 31, warp = tid >> 5;
-  const int warp_m = warp / kWarpsN, warp_n = warp % kWarpsN;
-
   const int group = static_cast<int>(blockIdx.y);
-  const I m0 = tile / NT * BM;
-  const int n0 = static_cast<int>(tile % NT) * BN;
-
-  const T* HF_RESTRICT x = static_cast<const T*>(args.x);
-  const T* HF_RESTRICT w = static_cast<const T*>(args.w);
   T* HF_RESTRICT y = static_cast<T*>(args.y);
-
-  float acc[MI][NI][4];
-#pragma unroll
-  for (int mi = 0; mi < MI; ++mi)
-#pragma unroll
-    for (int ni = 0; ni < NI; ++ni)
-#pragma unroll
-      for (int e = 0; e < 4; ++e) acc[mi][ni][e] = 0.0f;
-
-  // One k-tile on the matrix units (wgmma: issued, still in flight on return).
-  auto compute = [&](const char* stage) {
-    if constexpr (kWarpgroupMma) {
-      compute_tile_wgmma(acc, stage, warp);
-    } else {
-      compute_tile(acc, stage, warp_m, warp_n, lane);
-    }
-  };
-  fence_accumulators(acc);
-  if constexpr (kStages == 1) {
-    // GEMM K fits one k-tile (the host gives such plans one stage): wait, compute.
-    hf::cp_async_wait<0>();
-    if constexpr (kWarpgroupMma) hf::fence_async_shared();
-    __syncthreads();
-    compute(smem);
-  } else {
-    // Main loop over the j-th k-tile (k_begin + j): wait for it, start k-tile j + kLookahead
-    // into the buffer freed by j - 1 (mma.sync: every thread is past computing it: the
-    // barrier) or j - 2 (wgmma: every warpgroup has waited for it), compute k-tile j;
-    // gathered tiles are written to shared memory after the compute, hiding their load latency.
-    const int nk = k_end - k_begin;
-    for (int j = 0; j < nk; ++j) {
-      hf::cp_async_wait<(kLookahead > 1 ? kLookahead - 1 : 0)>();
-      if constexpr (kWarpgroupMma) hf::fence_async_shared();  // cp.async and deposits -> wgmma
-      __syncthreads();
-      const int next = j + kLookahead;
-      char* next_stage = smem + (next % kStages) * kStageBytes;
-      const char* stage = smem + (j % kStages) * kStageBytes;
-      // wgmma first: the multiplies run while the loads are issued (their address arithmetic
-      // is most of a k-tile's instructions); mma.sync computes synchronously, after them.
-      if constexpr (kWarpgroupMma) compute(stage);
-      if (next < nk) {
-        a_load.fetch(x, k_begin + next, next_stage, args.chain);
-        b_load.fetch(w, k_begin + next, next_stage, args.chain);
-      }
-      hf::cp_async_commit();
-      if constexpr (!kWarpgroupMma) compute(stage);
-      if (next < nk) {
-        a_load.deposit(next_stage);
-        b_load.deposit(next_stage);
-      }
-      if constexpr (kWarpgroupMma) {
-        hf::wgmma_wait<1>();  // k-tile j - 1's multiplies are done: its stage is free at the next barrier
-        fence_accumulators(acc);
-      }
-    }
-  }
-  if constexpr (kWarpgroupMma) {
-    hf::wgmma_wait<0>();
-    fence_accumulators(acc);
-  }
-  hf::cp_async_wait<0>();
-  __syncthreads();
-  if constexpr (kStreamK) {
-    if ((k_begin > 0 || k_end < KT) && !stream_k_fixup(args, acc, tile, tid, smem)) return;
-  }
-  if constexpr (kPersistent) {
-    if (next_tile < kTiles) start_tile(a_load, b_load, next_tile, group, tid, x, w, smem, args.chain);
-  }
 
   // Epilogue 1: accumulators -> shared memory (fp32).
   float* stage = reinterpret_cast<float*>(smem + kEpiOffset);
@@ -702,7 +676,7 @@ HF_DEVICE void conv_tile(const hf::ConvArgs& args, char* smem, A& a_load, B& b_l
       }
     }
   }
-  __syncthreads();
+  sync_math_threads();
 
   // Epilogue 2: OutVec outputs per item along the output's contiguous dimension.
   const float alpha = args.alpha;
@@ -775,9 +749,198 @@ HF_DEVICE void conv_tile(const hf::ConvArgs& args, char* smem, A& a_load, B& b_l
   }
 }
 
+// Points the loaders at `tile` and puts the first kLookahead of its k-tiles [k_begin, k_end)
+// in flight (one commit group each; with one stage the whole K, deposited, one group).
+template <class A, class B>
+HF_DEVICE void start_tile(A& a_load, B& b_load, I tile, int group, int tid, const T* HF_RESTRICT x,
+                          const T* HF_RESTRICT w, char* smem, const hf::ChainArgs& chain, int k_begin = 0,
+                          int k_end = KT) {
+  a_load.init(tile / NT * BM, group, tid);
+  b_load.init(static_cast<int>(tile % NT) * BN, group, tid);
+  if constexpr (kStages == 1) {
+    a_load.fetch(x, 0, smem, chain);
+    b_load.fetch(w, 0, smem, chain);
+    a_load.deposit(smem);
+    b_load.deposit(smem);
+    hf::cp_async_commit();
+  } else {
+#pragma unroll
+    for (int s = 0; s < kLookahead; ++s) {
+      if (k_begin + s < k_end) {
+        a_load.fetch(x, k_begin + s, smem + s * kStageBytes, chain);
+        b_load.fetch(w, k_begin + s, smem + s * kStageBytes, chain);
+        a_load.deposit(smem + s * kStageBytes);
+        b_load.deposit(smem + s * kStageBytes);
+      }
+      hf::cp_async_commit();
+    }
+  }
+}
+
+// One output tile: its k-tiles [k_begin, k_end) (started by start_tile), then the epilogue
+// (stream-K: when the tile's other shares are done). Persistent blocks start `next_tile`
+// (when < kTiles) between the two, so that its loads overlap this tile's stores (the
+// epilogue's staging then lies past the pipeline buffers).
+template <class A, class B>
+HF_DEVICE void conv_tile(const hf::ConvArgs& args, char* smem, A& a_load, B& b_load, I tile, I next_tile,
+                         int k_begin = 0, int k_end = KT) {
+  const int tid = static_cast<int>(threadIdx.x);
+  const int lane = tid & 31, warp = tid >> 5;
+  const int warp_m = warp / kWarpsN, warp_n = warp % kWarpsN;
+
+  const int group = static_cast<int>(blockIdx.y);
+  const I m0 = tile / NT * BM;
+  const int n0 = static_cast<int>(tile % NT) * BN;
+
+  const T* HF_RESTRICT x = static_cast<const T*>(args.x);
+  const T* HF_RESTRICT w = static_cast<const T*>(args.w);
+
+  float acc[MI][NI][4];
+#pragma unroll
+  for (int mi = 0; mi < MI; ++mi)
+#pragma unroll
+    for (int ni = 0; ni < NI; ++ni)
+#pragma unroll
+      for (int e = 0; e < 4; ++e) acc[mi][ni][e] = 0.0f;
+
+  // One k-tile on the matrix units (wgmma: issued, still in flight on return).
+  auto compute = [&](const char* stage) {
+    if constexpr (kWarpgroupMma) {
+      compute_tile_wgmma(acc, stage, warp);
+    } else {
+      compute_tile(acc, stage, warp_m, warp_n, lane);
+    }
+  };
+  fence_accumulators(acc);
+  if constexpr (kStages == 1) {
+    // GEMM K fits one k-tile (the host gives such plans one stage): wait, compute.
+    hf::cp_async_wait<0>();
+    if constexpr (kWarpgroupMma) hf::fence_async_shared();
+    __syncthreads();
+    compute(smem);
+  } else {
+    // Main loop over the j-th k-tile (k_begin + j): wait for it, start k-tile j + kLookahead
+    // into the buffer freed by j - 1 (mma.sync: every thread is past computing it: the
+    // barrier) or j - 2 (wgmma: every warpgroup has waited for it), compute k-tile j;
+    // gathered tiles are written to shared memory after the compute, hiding their load latency.
+    const int nk = k_end - k_begin;
+    for (int j = 0; j < nk; ++j) {
+      hf::cp_async_wait<(kLookahead > 1 ? kLookahead - 1 : 0)>();
+      if constexpr (kWarpgroupMma) hf::fence_async_shared();  // cp.async and deposits -> wgmma
+      __syncthreads();
+      const int next = j + kLookahead;
+      char* next_stage = smem + (next % kStages) * kStageBytes;
+      const char* stage = smem + (j % kStages) * kStageBytes;
+      // wgmma first: the multiplies run while the loads are issued (their address arithmetic
+      // is most of a k-tile's instructions); mma.sync computes synchronously, after them.
+      if constexpr (kWarpgroupMma) compute(stage);
+      if (next < nk) {
+        a_load.fetch(x, k_begin + next, next_stage, args.chain);
+        b_load.fetch(w, k_begin + next, next_stage, args.chain);
+      }
+      hf::cp_async_commit();
+      if constexpr (!kWarpgroupMma) compute(stage);
+      if (next < nk) {
+        a_load.deposit(next_stage);
+        b_load.deposit(next_stage);
+      }
+      if constexpr (kWarpgroupMma) {
+        hf::wgmma_wait<1>();  // k-tile j - 1's multiplies are done: its stage is free at the next barrier
+        fence_accumulators(acc);
+      }
+    }
+  }
+  if constexpr (kWarpgroupMma) {
+    hf::wgmma_wait<0>();
+    fence_accumulators(acc);
+  }
+  hf::cp_async_wait<0>();
+  __syncthreads();
+  if constexpr (kStreamK) {
+    if ((k_begin > 0 || k_end < KT) && !stream_k_fixup(args, acc, tile, tid, smem)) return;
+  }
+  if constexpr (kPersistent) {
+    if (next_tile < kTiles) start_tile(a_load, b_load, next_tile, group, tid, x, w, smem, args.chain);
+  }
+
+  store_tile(args, smem, acc, m0, n0);
+}
+
+// ---- warp specialisation -----------------------------------------------------------------
+// The loader warpgroup (threads kThreads..) walks the k-tiles: it waits until stage s is
+// empty (from its second round on), issues the k-tile's cp.async into it and counts each of
+// its threads on the stage's full barrier once their copies have landed. The multiplying
+// warpgroups wait for full, fence the copies for the matrix units, issue the k-tile's wgmmas
+// and, once the previous k-tile's multiplies are done (wgmma_wait<1>), count one arrival per
+// warp on that one's empty barrier. Round r = j / Stages of stage s waits on parity r % 2.
+// The mbarriers lie past the pipeline and the staging (the host adds their 16 bytes a stage).
+constexpr int kBarrierOffset = ((kPipeBytes > kEpiBytes ? kPipeBytes : kEpiBytes) + 7) / 8 * 8;
+// No setmaxnreg hand-over: under the cap of kBlockThreads x MinBlocks the multiplying code fits
+// (wg128x256: 154 of 168 registers, wg192x128: 126 of 128, no spills; ptxas, sm_90a), and the
+// loaders' receptive fields would spill below ~120 registers a thread.
+static_assert(!kWarpSpecialized || (kWarpgroupMma && hfi::AMode != kGather && hfi::BMode == kAsync16 && !kPersistent &&
+                                    !kStreamK && kStages >= 2),
+              "warp specialisation: a pipelined, non-persistent warpgroup tile with cp.async loaders");
+
+template <class A, class B>
+HF_DEVICE void conv_tile_ws(const hf::ConvArgs& args, char* smem, A& a_load, B& b_load, I tile) {
+  const int tid = static_cast<int>(threadIdx.x);
+  const int lane = tid & 31, warp = tid >> 5;
+  unsigned long long* full = reinterpret_cast<unsigned long long*>(smem + kBarrierOffset);
+  unsigned long long* empty = full + kStages;
+  if (tid == 0) {
+    for (int s = 0; s < kStages; ++s) {
+      hf::mbarrier_init(full + s, kLoadThreads);
+      hf::mbarrier_init(empty + s, kThreads / 32);
+    }
+    hf::fence_barrier_init();
+  }
+  __syncthreads();
+
+  if (tid >= kThreads) {  // the loaders
+    const T* HF_RESTRICT x = static_cast<const T*>(args.x);
+    const T* HF_RESTRICT w = static_cast<const T*>(args.w);
+    const int group = static_cast<int>(blockIdx.y);
+    a_load.init(tile / NT * BM, group, tid - kThreads);
+    b_load.init(static_cast<int>(tile % NT) * BN, group, tid - kThreads);
+    for (int j = 0; j < KT; ++j) {
+      const int s = j % kStages;
+      if (j >= kStages) hf::mbarrier_wait(empty + s, static_cast<unsigned>((j / kStages - 1) & 1));
+      char* stage = smem + s * kStageBytes;
+      a_load.fetch(x, j, stage, args.chain);
+      b_load.fetch(w, j, stage, args.chain);
+      hf::cp_async_arrive(full + s);
+    }
+    hf::cp_async_wait<0>();  // no copies pending when the warp exits
+    return;
+  }
+
+  float acc[MI][NI][4];
+#pragma unroll
+  for (int mi = 0; mi < MI; ++mi)
+#pragma unroll
+    for (int ni = 0; ni < NI; ++ni)
+#pragma unroll
+      for (int e = 0; e < 4; ++e) acc[mi][ni][e] = 0.0f;
+  fence_accumulators(acc);
+  for (int j = 0; j < KT; ++j) {
+    const int s = j % kStages;
+    hf::mbarrier_wait(full + s, static_cast<unsigned>((j / kStages) & 1));
+    hf::fence_async_shared();  // the landed copies -> the matrix units
+    compute_tile_wgmma(acc, smem + s * kStageBytes, warp);
+    hf::wgmma_wait<1>();  // k-tile j - 1's multiplies are done: free its stage
+    fence_accumulators(acc);
+    if (j > 0 && lane == 0) hf::mbarrier_arrive(empty + (j - 1) % kStages);
+  }
+  hf::wgmma_wait<0>();
+  fence_accumulators(acc);
+  sync_math_threads();  // every warpgroup is past its last multiply: the staging may overwrite the stages
+  store_tile(args, smem, acc, tile / NT * BM, static_cast<int>(tile % NT) * BN);
+}
+
 }  // namespace igemm
 
-HF_KERNEL void __launch_bounds__(igemm::kThreads, hfi::MinBlocks) hf_conv_igemm(hf::ConvArgs args) {
+HF_KERNEL void __launch_bounds__(igemm::kBlockThreads, hfi::MinBlocks) hf_conv_igemm(hf::ConvArgs args) {
   using namespace igemm;
   extern __shared__ uint4 smem_words[];  // 16-byte aligned
   char* smem = reinterpret_cast<char*>(smem_words);
@@ -789,7 +952,9 @@ HF_KERNEL void __launch_bounds__(igemm::kThreads, hfi::MinBlocks) hf_conv_igemm(
   BLoader<hfi::BMode> b_load;
   const T* x = static_cast<const T*>(args.x);
   const T* w = static_cast<const T*>(args.w);
-  if constexpr (kStreamK) {
+  if constexpr (kWarpSpecialized) {
+    conv_tile_ws(args, smem, a_load, b_load, static_cast<I>(blockIdx.x));
+  } else if constexpr (kStreamK) {
     // This block's k-tiles, one tile's share at a time.
     const long long end = share_begin(blockIdx.x + 1);
     for (long long u = share_begin(blockIdx.x); u < end;) {

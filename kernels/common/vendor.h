@@ -237,6 +237,13 @@ HF_DEVICE unsigned to_tf32(float v) { return (__float_as_uint(v) + 0x1000u) & 0x
 //     visible to the matrix units; before the barrier that precedes the wgmma.
 //   fence_registers(d): stops the compiler moving accesses of d across this point (the
 //     wgmma writes its registers asynchronously, unknown to the compiler).
+//   For warp-specialised blocks (loader warps and multiplying warpgroups in one block):
+//   mbarrier_init(bar, count) + fence_barrier_init(): a shared-memory barrier whose phase
+//     completes after `count` arrivals; mbarrier_wait(bar, parity) spins until the phase of
+//     that parity (0, 1, 0, ...) has completed; mbarrier_arrive(bar) is one arrival;
+//     cp_async_arrive(bar) is one arrival made once this thread's earlier cp.async have
+//     landed (count it in `count`).
+//   named_barrier_sync(id, threads): a barrier of `threads` threads (a multiple of 32), id 1-15.
 #if defined(HIPFUSE_PLATFORM_NVIDIA) && defined(__CUDA_ARCH_FEAT_SM90_ALL)
 #define HF_HAS_WARPGROUP_MMA 1
 namespace hf {
@@ -259,6 +266,28 @@ HF_DEVICE void fence_async_shared() { asm volatile("fence.proxy.async.shared::ct
 template <int N> HF_DEVICE void fence_registers(float (&d)[N]) {
 #pragma unroll
   for (int i = 0; i < N; ++i) asm volatile("" : "+f"(d[i])::"memory");
+}
+HF_DEVICE void mbarrier_init(unsigned long long* bar, unsigned count) {
+  asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;\n" ::"r"(shared_address(bar)), "r"(count) : "memory");
+}
+HF_DEVICE void fence_barrier_init() { asm volatile("fence.mbarrier_init.release.cluster;\n" ::: "memory"); }
+HF_DEVICE void mbarrier_wait(unsigned long long* bar, unsigned parity) {
+  unsigned done = 0;
+  do {
+    asm volatile("{\n.reg .pred p;\nmbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2;\nselp.u32 %0, 1, 0, p;\n}\n"
+                 : "=r"(done)
+                 : "r"(shared_address(bar)), "r"(parity)
+                 : "memory");
+  } while (done == 0);
+}
+HF_DEVICE void mbarrier_arrive(unsigned long long* bar) {
+  asm volatile("mbarrier.arrive.shared::cta.b64 _, [%0];\n" ::"r"(shared_address(bar)) : "memory");
+}
+HF_DEVICE void cp_async_arrive(unsigned long long* bar) {
+  asm volatile("cp.async.mbarrier.arrive.noinc.shared::cta.b64 [%0];\n" ::"r"(shared_address(bar)) : "memory");
+}
+HF_DEVICE void named_barrier_sync(int id, int threads) {
+  asm volatile("bar.sync %0, %1;\n" ::"r"(id), "r"(threads) : "memory");
 }
 #define HF_WG_F4(d, i) "+f"(d[i]), "+f"(d[i + 1]), "+f"(d[i + 2]), "+f"(d[i + 3])
 #define HF_WG_F16(d, i) HF_WG_F4(d, i), HF_WG_F4(d, i + 4), HF_WG_F4(d, i + 8), HF_WG_F4(d, i + 12)
@@ -336,6 +365,12 @@ HF_DEVICE void wgmma_commit() {}
 template <int N> HF_DEVICE void wgmma_wait() {}
 HF_DEVICE void fence_async_shared() {}
 template <int N> HF_DEVICE void fence_registers(float (&)[N]) {}
+HF_DEVICE void mbarrier_init(unsigned long long*, unsigned) {}
+HF_DEVICE void fence_barrier_init() {}
+HF_DEVICE void mbarrier_wait(unsigned long long*, unsigned) {}
+HF_DEVICE void mbarrier_arrive(unsigned long long*) {}
+HF_DEVICE void cp_async_arrive(unsigned long long*) {}
+HF_DEVICE void named_barrier_sync(int, int) {}
 template <typename T, int N, bool MnMajorA = false>
 HF_DEVICE void wgmma_m64k16(float (&)[N / 2], unsigned long long, unsigned long long) {
   static_assert(sizeof(T) == 0, "warpgroup MMA needs an architecture with it (sm_90a)");

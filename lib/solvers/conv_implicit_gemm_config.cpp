@@ -384,6 +384,24 @@ bool stream_k_fits(const Config& cfg, const Candidate& c) {
   return c.kernel == Kernel::matrix && !c.persistent && cfg.tile.stages > 1 && cfg.grid_y == 1;
 }
 
+// Whether `cfg` can be warp-specialised: a pipelined, non-persistent wgmma tile whose loaders
+// are all cp.async (a register-staged loader would stall the loader warps on every load), the
+// MN-major A's pixel chunks dividing among the 128 loader threads.
+constexpr int kLoaderThreads = 128;
+bool warp_specialization_fits(const Config& cfg, const Candidate& c) {
+  return c.warpgroup && !c.persistent && cfg.tile.stages > 1 && cfg.stream_k_blocks == 0 &&
+         cfg.a_loader != Loader::gather && cfg.b_loader == Loader::async16 &&
+         (cfg.a_loader != Loader::pixels || kLoaderThreads % (c.bm / 8) == 0);
+}
+
+// Turns warp specialisation on in `cfg`: the loader warpgroup, and an empty and a full
+// mbarrier (8 bytes each) a stage past the pipeline and the staging.
+void use_warp_specialization(Config& cfg) {
+  cfg.warp_specialized = true;
+  cfg.threads += kLoaderThreads;
+  cfg.shared_bytes += 16 * cfg.tile.stages + 8;
+}
+
 // The wgmma tile of least estimate_waves; the 128-accumulator ones are left out under a heavy
 // register-staged A loader (a prologue, or per-element decodes), as for mma.sync below, and
 // with both at once none is taken (nullptr: mma.sync's 64x64 then).
@@ -458,6 +476,7 @@ std::string Config::describe() const {
     if (tile.persistent) s += " persistent";
     if (tile.warpgroup) s += " wgmma";
     if (stream_k_blocks > 0) s += " stream-k" + std::to_string(stream_k_blocks);
+    if (warp_specialized) s += " ws";
   }
   const auto loader = [](Loader l, int lanes) {
     if (l == Loader::pixels) return "pixels" + std::to_string(lanes);
@@ -515,7 +534,7 @@ const Candidate* find_tile(const std::string& name, bool matrix, bool warpgroup 
 
 Config choose_config(const Problem& p, int sms, const std::string& force_tile_and_mode, bool warpgroup_mma) {
   if (sms <= 0) sms = kDefaultMultiprocessors;
-  // "<tile>/sk": that tile (or the heuristic's, for "/sk") with stream-K.
+  // "<tile>/sk": that tile (or the heuristic's, for "/sk") with stream-K; "/ws": warp-specialised.
   const std::size_t slash = force_tile_and_mode.find('/');
   const std::string force_tile = force_tile_and_mode.substr(0, slash);
   const std::string mode = slash == std::string::npos ? "" : force_tile_and_mode.substr(slash + 1);
@@ -583,6 +602,7 @@ Config choose_config(const Problem& p, int sms, const std::string& force_tile_an
   }
   Config cfg = make_config(p, *best, sms);
   if (mode == "sk" && stream_k_fits(cfg, *best)) use_stream_k(cfg, p, *best, sms);
+  if (mode == "ws" && warp_specialization_fits(cfg, *best)) use_warp_specialization(cfg);
   return cfg;
 }
 
@@ -605,6 +625,7 @@ std::string generate_header(const Problem& p, const Config& c) {
   s += "constexpr int PackTileChannels = " + std::to_string(std::max(c.pack_tile_channels, 8)) +
        ";  // hf_igemm_pack_input's tile\n";
   s += "constexpr long long StreamKBlocks = " + std::to_string(c.stream_k_blocks) + ";  // 0: a block per tile\n";
+  s += "constexpr bool WarpSpecialized = " + b(c.warp_specialized) + ";  // a loader warpgroup on mbarriers\n";
   s += "constexpr bool Tf32 = " + b(p.elem == Elem::f32 && c.kernel == Kernel::matrix) + ";\n";
   s += "}  // namespace hfi\n";
   return s;

@@ -85,6 +85,9 @@ struct Config {
   // Stream-K (matrix kernel, forced only): this many blocks (the resident count) split the
   // GEMM's k-tiles evenly instead of taking a tile each, and sum shared tiles through scratch; 0: off.
   int stream_k_blocks = 0;
+  // Warp specialisation (wgmma tiles with cp.async loaders): a warpgroup of loader threads
+  // (`threads` includes them) fills the stages on mbarriers, the tile's warpgroups only multiply.
+  bool warp_specialized = false;
   int grid_y = 0;           // groups
   std::string source() const { return kernel == Kernel::matrix ? "conv_igemm.hip" : "conv_igemm_simt.hip"; }
   std::string entry() const { return kernel == Kernel::matrix ? "hf_conv_igemm" : "hf_conv_igemm_simt"; }
@@ -108,7 +111,8 @@ std::string why_not(const Problem& problem, const std::string& arch);
 // forced one elsewhere falls back to the heuristic), or a SIMT one: "simt128x128",
 // "simt128x64", "simt64x64"; a "/sk" suffix ("<tile>/sk", or "/sk" for the heuristic's tile)
 // turns stream-K on for a pipelined matrix tile (never chosen automatically: slower on the
-// H200). `warpgroup_mma`: the target has wgmma (has_warpgroup_mma).
+// H200); "/ws" gives a pipelined, non-persistent wgmma tile with cp.async loaders a warpgroup
+// of loader threads (warp specialisation). `warpgroup_mma`: the target has wgmma (has_warpgroup_mma).
 Config choose_config(const Problem& problem, int sms, const std::string& force_tile = {}, bool warpgroup_mma = false);
 
 // The generated header hf_igemm.h (namespace hfi): dtype, geometry, strides, tile, loaders,

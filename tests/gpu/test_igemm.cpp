@@ -420,7 +420,8 @@ void run_tiles_on_edges(const std::vector<const char*>& tiles, bool with_tf32, s
     const std::string what = std::string(type_name(jobs[i].type, jobs[i].tf32)) + " " + name_of(jobs[i].lay) + " " +
                              name_of(jobs[i].c->epi) + " " + configs[i].describe();
     CAPTURE(what);
-    CHECK(std::string(configs[i].tile.name()) == jobs[i].tile);
+    const std::string tile(jobs[i].tile);
+    CHECK(configs[i].tile.name() == tile.substr(0, tile.find('/')));
     std::unique_ptr<Invoker> invoker = builds[i].get();
     runs[i]->poison();
     HF_REQUIRE_HIP(runs[i]->launch(*invoker));
@@ -430,6 +431,51 @@ void run_tiles_on_edges(const std::vector<const char*>& tiles, bool with_tf32, s
 }
 
 }  // namespace
+
+// One filter tap per k-tile (C/G a multiple of BK): the A loaders keep each row's receptive
+// field origin and a bit per tap inside the image, B's offsets are linear in kk. Every tile
+// kind on padding (border taps masked), stride with dilation, 25 taps in 2 groups, M and N
+// off the tile.
+TEST_CASE("igemm: one filter tap per k-tile: padding, stride, dilation, groups, every tile kind") {
+  const Shape shapes[] = {
+      {3, 64, 9, 11, 72, 3, 3, 1, 1},         // pad 1; M 297, N 72
+      {2, 128, 10, 9, 136, 3, 3, 2, 2, 2},    // stride 2, dilation 2, pad 2
+      {2, 256, 7, 7, 40, 5, 5, 2, 1, 1, 2},   // 5x5, 2 groups of 128 -> 20
+  };
+  std::vector<std::string> tiles = {"128x128", "64x64", "128x64k64", "128x64k64p", "128x64/sk"};
+  if (igemm::has_warpgroup_mma(device_target().arch)) {
+    for (const char* t : {"wg128x128", "wg192x128", "wg128x256", "wg128x128/sk", "wg128x128/ws"}) tiles.push_back(t);
+  }
+  std::vector<std::unique_ptr<IgemmRun>> runs;
+  std::vector<igemm::Config> configs;
+  std::vector<bool> tf32;
+  std::vector<std::future<std::unique_ptr<Invoker>>> builds;
+  std::uint64_t seed = 1400;
+  for (const std::string& tile : tiles) {
+    for (const Variant& v : kVariants) {
+      if (v.type == DataType::float32 && !(v.tf32 && tile.rfind("wg", 0) != 0)) continue;
+      for (Lay lay : kAllLayouts) {
+        for (const Shape& sh : shapes) {
+          const Epi epi = seed % 2 == 0 ? Epi::bias_relu : Epi::cbna;
+          runs.push_back(std::make_unique<IgemmRun>(v.type, lay, sh, epi, v.tf32, seed++));
+          configs.push_back(runs.back()->config(tile));
+          tf32.push_back(v.tf32);
+          builds.push_back(
+              std::async(std::launch::async, [r = runs.back().get(), c = configs.back()] { return r->build(c); }));
+        }
+      }
+    }
+  }
+  for (std::size_t i = 0; i < runs.size(); ++i) {
+    CAPTURE(configs[i].describe());
+    CHECK(configs[i].a_loader == igemm::Loader::async16);
+    std::unique_ptr<Invoker> invoker = builds[i].get();
+    runs[i]->poison();
+    HF_REQUIRE_HIP(runs[i]->launch(*invoker));
+    HF_REQUIRE_HIP(hipDeviceSynchronize());
+    runs[i]->check(tf32[i]);
+  }
+}
 
 // The BK = 64 tiles (128-byte k-tile rows, 8-chunk swizzle, double-buffered fragments, stages
 // cut to the k-tiles; the persistent one walks several output tiles per block).
@@ -448,6 +494,48 @@ TEST_CASE("igemm: warpgroup (wgmma) tiles on edges, fp16/bf16 x NHWC/NCHW") {
   // wg128x128p: the automatic choice for memory-bound NCHW (gathered A) layers of N >= 128.
   run_tiles_on_edges({"wg128x128", "wg128x64", "wg64x128", "wg128x256", "wg256x128", "wg192x128", "wg128x128p"}, false,
                      900);
+}
+
+// The warp-specialised wgmma tiles (a loader warpgroup filling the stages on mbarriers): the
+// edge cases (where a loader is gathered, the tile runs without it), then GEMM K of several
+// rounds of the stages (every barrier's phase parity flips) with A copied along C (NHWC, and
+// NCHW re-laid out) and along the pixels (NCHW 1x1, 16- and 8-byte copies).
+TEST_CASE("igemm: warp-specialised wgmma tiles: edges, many rounds of the stages, both A copies") {
+  if (!igemm::has_warpgroup_mma(device_target().arch)) {
+    MESSAGE("no wgmma on " << device_target().arch << ": skipped");
+    return;
+  }
+  const std::vector<const char*> tiles = {"wg128x128/ws", "wg128x64/ws",  "wg64x128/ws",
+                                          "wg128x256/ws", "wg256x128/ws", "wg192x128/ws"};
+  run_tiles_on_edges(tiles, false, 1100);
+  struct Case {
+    DataType type;
+    Lay lay;
+    Shape shape;
+    Epi epi;
+  };
+  const Case cases[] = {
+      {DataType::half, Lay::nhwc, {2, 256, 9, 11, 200, 3, 3, 1, 1}, Epi::bias_relu},          // 36 k-tiles
+      {DataType::bfloat16, Lay::nchw, {2, 256, 9, 11, 200, 3, 3, 1, 1}, Epi::cbna},           // x re-laid out
+      {DataType::half, Lay::nchw, {3, 640, 12, 12, 136, 1, 1, 0, 1}, Epi::bn_act_residual},  // 10 k-tiles of pixels
+      {DataType::bfloat16, Lay::nchw, {2, 512, 10, 10, 72, 1, 1, 0, 1}, Epi::bias_relu},      // 4-pixel copies
+  };
+  std::uint64_t seed = 1200;
+  for (const char* tile : tiles) {
+    for (const Case& c : cases) {
+      IgemmRun run(c.type, c.lay, c.shape, c.epi, false, seed++);
+      const igemm::Config config = run.config(tile);
+      CAPTURE(config.describe());
+      // Pixel chunks must divide among the 128 loader threads (not 192 / 8 = 24).
+      const bool fits = config.a_loader != igemm::Loader::pixels || 128 % (config.tile.bm / 8) == 0;
+      CHECK(config.warp_specialized == fits);
+      auto invoker = run.build(config);
+      run.poison();
+      HF_REQUIRE_HIP(run.launch(*invoker));
+      HF_REQUIRE_HIP(hipDeviceSynchronize());
+      run.check(false);
+    }
+  }
 }
 
 // NCHW 1x1 layers whose A is copied along the pixels (cp.async of 8 or 4 values into an
@@ -672,7 +760,8 @@ TEST_CASE("igemm: tile sweep of the wgmma tiles on the ResNet-50 wgmma layers" *
       {"1x1 2048->512 7x7", DataType::half, {64, 2048, 7, 7, 512, 1, 1, 0, 1}, 0},
       {"3x3 512->512 7x7", DataType::half, {64, 512, 7, 7, 512, 3, 3, 1, 1}, 0},
   };
-  sweep_tiles(layers, {"wg192x128", "wg128x256", "wg128x128", "wg256x128", "wg64x128"});
+  sweep_tiles(layers, {"wg192x128", "wg192x128/ws", "wg128x256", "wg128x256/ws", "wg128x128", "wg128x128/ws",
+                       "wg256x128", "wg256x128/ws", "wg64x128"});  // /ws: warp-specialised
 }
 
 // Not part of the regular suite: the memory-bound ResNet-50 1x1 layers (batch 64, GEMM K <= 512)

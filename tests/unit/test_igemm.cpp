@@ -343,6 +343,10 @@ TEST_CASE("igemm: every tile x data type x layout compiles for sm_90 with hipRTC
       // stream-K (k-tile ranges per block, shared tiles summed through scratch)
       {DataType::half, false, {"wg128x256/sk", "wg128x128/sk", "128x64k64/sk", "128x128/sk"}},
       {DataType::float32, true, {"128x128/sk"}},
+      // warp-specialised (a loader warpgroup on mbarriers; ignored where a loader is gathered)
+      {DataType::half, false, {"wg128x128/ws", "wg128x64/ws", "wg64x128/ws", "wg128x256/ws", "wg256x128/ws", "wg192x128/ws"}},
+      {DataType::bfloat16, false, {"wg128x128/ws", "wg192x128/ws"}},
+      {DataType::half, false, {"wg128x128/ws", "wg128x256/ws"}, true},
   };
   int compiled = 0;
   for (const Variant& v : variants) {
@@ -386,6 +390,9 @@ TEST_CASE("igemm: every tile x data type x layout compiles for sm_90 with hipRTC
         const std::string name = tile;
         CHECK(std::string(config.tile.name()) == name.substr(0, name.find('/')));
         CHECK((config.stream_k_blocks > 0) == (name.find("/sk") != std::string::npos));
+        CHECK(config.warp_specialized == (name.find("/ws") != std::string::npos &&
+                                          config.a_loader != igemm::Loader::gather &&
+                                          config.b_loader == igemm::Loader::async16 && config.tile.stages > 1));
         if (v.nchw_1x1) CHECK(config.a_loader == (plane_runs ? igemm::Loader::async16 : igemm::Loader::pixels));
         if (plane_runs) CHECK(config.pack_input);
         rt::CompileReport report;
@@ -404,6 +411,45 @@ TEST_CASE("igemm: every tile x data type x layout compiles for sm_90 with hipRTC
   MESSAGE(compiled << " implicit-GEMM variants compiled for sm_90");
   compiler.set_disk_cache(saved);
   std::filesystem::remove_all(dir);
+}
+
+TEST_CASE("igemm: warp specialisation: a loader warpgroup and its barriers, only on pipelined cp.async wgmma tiles") {
+  ConvCase cc;  // 3x3 64 -> 64: 9 k-tiles of 64
+  cc.n = 64;
+  cc.h = cc.w = 56;
+  for (const char* tile : {"wg128x128", "wg192x128", "wg128x256"}) {
+    CAPTURE(tile);
+    auto plan = make_plan(cc);
+    const igemm::Config plain = ConvImplicitGemmSolver::config_for(*plan, sm90(), tile);
+    const igemm::Config ws = ConvImplicitGemmSolver::config_for(*plan, sm90(), std::string(tile) + "/ws");
+    CHECK_FALSE(plain.warp_specialized);
+    REQUIRE(ws.warp_specialized);
+    CHECK(ws.threads == plain.threads + 128);
+    CHECK(ws.shared_bytes == plain.shared_bytes + 16 * ws.tile.stages + 8);  // a full and an empty mbarrier a stage
+    CHECK(ws.describe() == plain.describe().replace(plain.describe().find(" A:"), 0, " ws"));
+    const rt::KernelRequest r = ConvImplicitGemmSolver::request_for(*plan, ws);
+    bool declared = false;
+    for (const auto& h : r.generated_headers) declared |= h.text.find("constexpr bool WarpSpecialized = true;") != std::string::npos;
+    CHECK(declared);
+  }
+  // Not where a loader goes through registers (a prologue on a 1x1, which is not re-laid out),
+  // nor persistent, stream-K, one-stage or mma.sync tiles.
+  ConvCase wide = cc;  // 1x1 256 -> 64: 4 k-tiles
+  wide.c = 256;
+  wide.r = wide.s = 1;
+  wide.pad = 0;
+  CHECK(ConvImplicitGemmSolver::config_for(*make_plan(wide), sm90(), "wg128x128/ws").warp_specialized);
+  const igemm::Config gathered =
+      ConvImplicitGemmSolver::config_for(*make_plan(wide, Chain::prologue_bn_relu), sm90(), "wg128x128/ws");
+  CHECK(gathered.a_loader == igemm::Loader::gather);
+  CHECK_FALSE(gathered.warp_specialized);
+  auto plan = make_plan(cc);
+  CHECK_FALSE(ConvImplicitGemmSolver::config_for(*plan, sm90(), "wg128x128p/ws").warp_specialized);
+  CHECK_FALSE(ConvImplicitGemmSolver::config_for(*plan, sm90(), "128x64k64/ws").warp_specialized);
+  ConvCase one = cc;  // 1x1 64 -> 64: one k-tile, one stage
+  one.r = one.s = 1;
+  one.pad = 0;
+  CHECK_FALSE(ConvImplicitGemmSolver::config_for(*make_plan(one), sm90(), "wg128x128/ws").warp_specialized);
 }
 
 TEST_CASE("igemm: stream-K: forced only, the resident blocks, at most one per k-tile") {
@@ -580,7 +626,10 @@ TEST_CASE("igemm: write the generated headers of the reference layers" * doctest
   const char* tiles[] = {"128x128",    "128x128w8",    "256x64",    "128x64",    "64x64",      "128x32",
                          "128x128k64", "128x128w8k64", "256x64k64", "128x64k64", "128x64w8k64", "128x64k64p",
                          "wg128x128",  "wg128x64",     "wg64x128",  "wg128x256", "wg256x128", "wg192x128",
-                         "wg64x128p",  "wg128x64p",    "wg128x128p", "wg128x256p", "64x64k64p"};
+                         "wg64x128p",  "wg128x64p",    "wg128x128p", "wg128x256p", "64x64k64p",
+                         // warp-specialised (a loader warpgroup): where the loaders are all cp.async
+                         "wg128x128/ws", "wg128x64/ws", "wg64x128/ws", "wg128x256/ws", "wg256x128/ws",
+                         "wg192x128/ws"};
   // 1x1 256->128: a memory-bound layer of several k-tiles; 1x1 1024->256 14x14: NCHW's A
   // copied 4 pixels at a time (H*W = 196); 1x1 2048->512 7x7: NCHW's A gathered (H*W = 49).
   struct Layer {
@@ -596,10 +645,14 @@ TEST_CASE("igemm: write the generated headers of the reference layers" * doctest
         auto plan = make_plan(reference_layer(t, layout, l.c, l.hw, l.k, l.r));
         for (const char* tile : tiles) {
           const igemm::Config config = ConvImplicitGemmSolver::config_for(*plan, sm90(), tile);
-          if (std::string(config.tile.name()) != tile) continue;  // does not fit (wg128x256p past one k-tile)
+          const std::string name(tile), tile_name = name.substr(0, name.find('/'));
+          if (config.tile.name() != tile_name) continue;  // does not fit (wg128x256p past one k-tile)
+          if ((name.find("/ws") != std::string::npos) != config.warp_specialized) continue;  // a gathered loader
           const rt::KernelRequest r = ConvImplicitGemmSolver::request_for(*plan, config);
-          const auto dir = root / (std::string(name_of(t)) + "-" + (layout == Layout::nhwc ? "nhwc" : "nchw") + "-" +
-                                   l.name + "-" + tile);
+          std::string set = std::string(name_of(t)) + "-" + (layout == Layout::nhwc ? "nhwc" : "nchw") + "-" + l.name +
+                            "-" + name;
+          std::replace(set.begin(), set.end(), '/', '-');
+          const auto dir = root / set;
           std::filesystem::create_directories(dir);
           for (const auto& h : r.generated_headers) std::ofstream(dir / h.path) << h.text;
           ++written;
