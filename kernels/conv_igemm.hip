@@ -16,7 +16,8 @@
 // conflict-free.
 // Loaders (hfi::AMode / BMode):
 //   kAsync16: cp.async of 16-byte vectors (x NHWC-like with C/G % 8 == 0, w contiguous along
-//             (r, s, c)): a multistage pipeline, Stages - 1 tiles in flight. NCHW inputs with
+//             (r, s, c)): a multistage pipeline, Stages - 1 tiles in flight; with C/G % BK == 0
+//             each k-tile is one filter tap and the copies' addresses are kept per row. NCHW inputs with
 //             filters > 1x1 and non-(r, s, c) weights are re-laid out into this form first by
 //             conv_igemm_pack.hip (the invoker launches it; hf_plan.h then describes the
 //             re-laid-out tensors).
@@ -49,7 +50,8 @@ constexpr int kThreads = 32 * kWarpsM * kWarpsN;  // the threads that multiply (
 // a warpgroup of loader threads past the multiplying ones fills the stages, each completing on
 // a "full" mbarrier; the warpgroups that multiply wait on it, issue their wgmmas and free the
 // stage on its "empty" mbarrier. No block-wide barrier per k-tile, and the loads' address
-// arithmetic and issue run in warps of their own (docs/PERF_NOTES.md v11).
+// arithmetic and issue run in warps of their own. Forced only (<tile>/ws): on the H200 it is
+// not faster than the plain loop once the copies are cheap (docs/PERF_NOTES.md v11).
 constexpr bool kWarpSpecialized = hfi::WarpSpecialized;
 constexpr int kLoadThreads = kWarpSpecialized ? 128 : kThreads;  // the threads that run the loaders
 constexpr int kBlockThreads = kThreads + (kWarpSpecialized ? kLoadThreads : 0);
