@@ -144,8 +144,8 @@ struct ALoader<kAsync16> {
   // every copy: most of a k-tile's instructions, docs/PERF_NOTES.md v11).
   static constexpr bool kTapPerTile = kCg % BK == 0 && kR * kS <= 32;
   RowStart rows[kTapPerTile ? 1 : kSlots];
-  I origin[kSlots];           // kTapPerTile: offset of tap (0, 0), channel chunk * kVec
-  unsigned taps_in[kSlots];   // kTapPerTile: bit r * S + s set when that tap is inside the image
+  I origin[kTapPerTile ? kSlots : 1];          // offset of tap (0, 0), channel chunk * kVec
+  unsigned taps_in[kTapPerTile ? kSlots : 1];  // bit r * S + s set when that tap is inside the image
   int row0, chunk;
 
   HF_DEVICE void init(I m0, int group, int tid) {
@@ -337,7 +337,7 @@ struct BLoader<kAsync16> {
   // keeps its row's offset and a k-tile adds kt * BK (the general path decodes kk).
   static constexpr bool kLinearK =
       (kCg == 1 || kWsC == 1) && (kS == 1 || kWsS == kCg) && (kR == 1 || kWsR == static_cast<I>(kS) * kCg);
-  I row_offset[kSlots];
+  I row_offset[kLinearK ? kSlots : 1];
   unsigned rows_in;  // kLinearK: bit i set when slot i's row is below N
   int row0, chunk, n0, group;
 
@@ -534,6 +534,15 @@ HF_DEVICE void compute_tile_wgmma(float (&acc)[kMI][kNI][4], const char* stage, 
   hf::wgmma_commit();
 }
 
+HF_DEVICE void zero_accumulators(float (&acc)[MI][NI][4]) {
+#pragma unroll
+  for (int mi = 0; mi < MI; ++mi)
+#pragma unroll
+    for (int ni = 0; ni < NI; ++ni)
+#pragma unroll
+      for (int e = 0; e < 4; ++e) acc[mi][ni][e] = 0.0f;
+}
+
 // The accumulators as the compiler must see them around asynchronous wgmmas.
 HF_DEVICE void fence_accumulators(float (&acc)[MI][NI][4]) {
   if constexpr (kWarpgroupMma) hf::fence_registers(reinterpret_cast<float(&)[MI * NI * 4]>(acc));
@@ -553,6 +562,9 @@ HF_DEVICE int acc_col(int warp, int ni) {
 // 1-D grid: tile = (m tile) * NT + (n tile), so consecutive blocks share an A tile.
 constexpr int NT = (kNg + BN - 1) / BN;
 constexpr I kTiles = (kM + BM - 1) / BM * NT;
+// The first GEMM row and column (in the group) of output tile `tile`.
+HF_DEVICE I tile_m0(I tile) { return tile / NT * BM; }
+HF_DEVICE int tile_n0(I tile) { return static_cast<int>(tile % NT) * BN; }
 
 // ---- stream-K: output tiles shared by several blocks -------------------------------------
 // With hfi::StreamKBlocks = G > 0 the grid is G blocks (the resident count) and block b owns
@@ -614,12 +626,7 @@ HF_DEVICE bool stream_k_fixup(const hf::ConvArgs& args, float (&acc)[MI][NI][4],
   __syncthreads();  // read by all before the epilogue's staging may overwrite it
   if (!is_last) return false;
   __threadfence();
-#pragma unroll
-  for (int mi = 0; mi < MI; ++mi)
-#pragma unroll
-    for (int ni = 0; ni < NI; ++ni)
-#pragma unroll
-      for (int e = 0; e < 4; ++e) acc[mi][ni][e] = 0.0f;
+  zero_accumulators(acc);
   for (long long b = first; b <= last; ++b) {
     const float4* in = slot(b);
 #pragma unroll
@@ -757,8 +764,8 @@ template <class A, class B>
 HF_DEVICE void start_tile(A& a_load, B& b_load, I tile, int group, int tid, const T* HF_RESTRICT x,
                           const T* HF_RESTRICT w, char* smem, const hf::ChainArgs& chain, int k_begin = 0,
                           int k_end = KT) {
-  a_load.init(tile / NT * BM, group, tid);
-  b_load.init(static_cast<int>(tile % NT) * BN, group, tid);
+  a_load.init(tile_m0(tile), group, tid);
+  b_load.init(tile_n0(tile), group, tid);
   if constexpr (kStages == 1) {
     a_load.fetch(x, 0, smem, chain);
     b_load.fetch(w, 0, smem, chain);
@@ -791,19 +798,14 @@ HF_DEVICE void conv_tile(const hf::ConvArgs& args, char* smem, A& a_load, B& b_l
   const int warp_m = warp / kWarpsN, warp_n = warp % kWarpsN;
 
   const int group = static_cast<int>(blockIdx.y);
-  const I m0 = tile / NT * BM;
-  const int n0 = static_cast<int>(tile % NT) * BN;
+  const I m0 = tile_m0(tile);
+  const int n0 = tile_n0(tile);
 
   const T* HF_RESTRICT x = static_cast<const T*>(args.x);
   const T* HF_RESTRICT w = static_cast<const T*>(args.w);
 
   float acc[MI][NI][4];
-#pragma unroll
-  for (int mi = 0; mi < MI; ++mi)
-#pragma unroll
-    for (int ni = 0; ni < NI; ++ni)
-#pragma unroll
-      for (int e = 0; e < 4; ++e) acc[mi][ni][e] = 0.0f;
+  zero_accumulators(acc);
 
   // One k-tile on the matrix units (wgmma: issued, still in flight on return).
   auto compute = [&](const char* stage) {
@@ -903,8 +905,8 @@ HF_DEVICE void conv_tile_ws(const hf::ConvArgs& args, char* smem, A& a_load, B& 
     const T* HF_RESTRICT x = static_cast<const T*>(args.x);
     const T* HF_RESTRICT w = static_cast<const T*>(args.w);
     const int group = static_cast<int>(blockIdx.y);
-    a_load.init(tile / NT * BM, group, tid - kThreads);
-    b_load.init(static_cast<int>(tile % NT) * BN, group, tid - kThreads);
+    a_load.init(tile_m0(tile), group, tid - kThreads);
+    b_load.init(tile_n0(tile), group, tid - kThreads);
     for (int j = 0; j < KT; ++j) {
       const int s = j % kStages;
       if (j >= kStages) hf::mbarrier_wait(empty + s, static_cast<unsigned>((j / kStages - 1) & 1));
@@ -918,12 +920,7 @@ HF_DEVICE void conv_tile_ws(const hf::ConvArgs& args, char* smem, A& a_load, B& 
   }
 
   float acc[MI][NI][4];
-#pragma unroll
-  for (int mi = 0; mi < MI; ++mi)
-#pragma unroll
-    for (int ni = 0; ni < NI; ++ni)
-#pragma unroll
-      for (int e = 0; e < 4; ++e) acc[mi][ni][e] = 0.0f;
+  zero_accumulators(acc);
   fence_accumulators(acc);
   for (int j = 0; j < KT; ++j) {
     const int s = j % kStages;
@@ -937,7 +934,7 @@ HF_DEVICE void conv_tile_ws(const hf::ConvArgs& args, char* smem, A& a_load, B& 
   hf::wgmma_wait<0>();
   fence_accumulators(acc);
   sync_math_threads();  // every warpgroup is past its last multiply: the staging may overwrite the stages
-  store_tile(args, smem, acc, tile / NT * BM, static_cast<int>(tile % NT) * BN);
+  store_tile(args, smem, acc, tile_m0(tile), tile_n0(tile));
 }
 
 }  // namespace igemm
