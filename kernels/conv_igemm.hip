@@ -46,14 +46,22 @@ constexpr int BK = kChunks * kVec;                       // GEMM K per k-tile
 constexpr int BM = hfi::BM, BN = hfi::BN;
 constexpr int kWarpsM = hfi::WarpsM, kWarpsN = hfi::WarpsN;
 constexpr int kThreads = 32 * kWarpsM * kWarpsN;  // the threads that multiply (and store y)
-// Warp specialisation (hfi::WarpSpecialized: warpgroup tiles whose loaders are all cp.async):
-// a warpgroup of loader threads past the multiplying ones fills the stages, each completing on
-// a "full" mbarrier; the warpgroups that multiply wait on it, issue their wgmmas and free the
+// Warp specialisation (hfi::WarpSpecialized: warpgroup tiles whose loaders are cp.async or
+// tensor-map copies): loader threads past the multiplying ones fill the stages, each completing
+// on a "full" mbarrier; the warpgroups that multiply wait on it, issue their wgmmas and free the
 // stage on its "empty" mbarrier. No block-wide barrier per k-tile, and the loads' address
-// arithmetic and issue run in warps of their own. Forced only (<tile>/ws): on the H200 it is
-// not faster than the plain loop once the copies are cheap (docs/PERF_NOTES.md v11).
+// arithmetic and issue run in warps of their own. Forced only (<tile>/ws); with cp.async alone
+// it is not faster than the plain loop on the H200 (docs/PERF_NOTES.md v11).
 constexpr bool kWarpSpecialized = hfi::WarpSpecialized;
-constexpr int kLoadThreads = kWarpSpecialized ? 128 : kThreads;  // the threads that run the loaders
+// Tensor-map copies (hfi::TmaA / TmaB, warp-specialised tiles only; sm_90): one loader thread
+// moves an operand's whole k-tile with one instruction, the 128-byte swizzle applied by the
+// copy engine and the edges (rows past M or N, k past GEMM K) filled with zeros, so the loader
+// warps issue nothing per 16-byte chunk. A: a 1x1, stride-1, unpadded convolution's x as a
+// pixels x channels matrix; B: weights linear in kk, as K rows of GEMM K. With both, the
+// loaders are one warp (one thread of it issues).
+constexpr bool kTmaA = hfi::TmaA, kTmaB = hfi::TmaB;
+constexpr bool kAllTma = kTmaA && kTmaB;
+constexpr int kLoadThreads = kWarpSpecialized ? (kAllTma ? 32 : 128) : kThreads;  // the threads that run the loaders
 constexpr int kBlockThreads = kThreads + (kWarpSpecialized ? kLoadThreads : 0);
 constexpr int kStages = hfi::Stages;
 constexpr int WTM = BM / kWarpsM, WTN = BN / kWarpsN;
@@ -873,7 +881,8 @@ HF_DEVICE void conv_tile(const hf::ConvArgs& args, char* smem, A& a_load, B& b_l
 // ---- warp specialisation -----------------------------------------------------------------
 // The loader warpgroup (threads kThreads..) walks the k-tiles: it waits until stage s is
 // empty (from its second round on), issues the k-tile's cp.async into it and counts each of
-// its threads on the stage's full barrier once their copies have landed. The multiplying
+// its threads on the stage's full barrier once their copies have landed; the tensor-map
+// copies' issuer (its first thread) arrives with their byte count, which they complete. The multiplying
 // warpgroups wait for full, fence the copies for the matrix units, issue the k-tile's wgmmas
 // and, once the previous k-tile's multiplies are done (wgmma_wait<1>), count one arrival per
 // warp on that one's empty barrier. Round r = j / Stages of stage s waits on parity r % 2.
@@ -883,8 +892,17 @@ constexpr int kBarrierOffset = ((kPipeBytes > kEpiBytes ? kPipeBytes : kEpiBytes
 // (wg128x256: 154 of 168 registers, wg192x128: 126 of 128, no spills; ptxas, sm_90a), and the
 // loaders' receptive fields would spill below ~120 registers a thread.
 static_assert(!kWarpSpecialized || (kWarpgroupMma && hfi::AMode != kGather && hfi::BMode == kAsync16 && !kPersistent &&
-                                    !kStreamK && kStages >= 2),
-              "warp specialisation: a pipelined, non-persistent warpgroup tile with cp.async loaders");
+                                    !kStreamK && (kStages >= 2 || KT == 1)),
+              "warp specialisation: a non-persistent warpgroup tile (pipelined, or one k-tile), asynchronous loaders");
+static_assert(!(kTmaA || kTmaB) || (kWarpSpecialized && (kTmaB || !kTmaA) && BM <= 256 && BN <= 256),
+              "tensor-map copies: warp-specialised tiles, B's whenever A's, boxes of at most 256 rows");
+static_assert(!kTmaB || BLoader<kAsync16>::kLinearK, "B's tensor map: weights linear in kk");
+static_assert(!kTmaA || (hfi::AMode == kAsync16 && kR == 1 && kS == 1 && kStrideH == 1 && kStrideW == 1 &&
+                         kPadH == 0 && kPadW == 0 && kXsC == 1 && (kG == 1 || kCg % BK == 0)),
+              "A's tensor map: a 1x1, stride-1, unpadded convolution on channels-last x, k-tiles inside a group");
+// The full barrier's arrivals: one per cp.async loader thread, and the tensor-map issuer's.
+constexpr unsigned kFullArrivals = kAllTma ? 1u : static_cast<unsigned>(kLoadThreads) + (kTmaB ? 1u : 0u);
+constexpr unsigned kTmaBytes = (kTmaA ? BM * kRowBytes : 0) + (kTmaB ? BN * kRowBytes : 0);
 
 template <class A, class B>
 HF_DEVICE void conv_tile_ws(const hf::ConvArgs& args, char* smem, A& a_load, B& b_load, I tile) {
@@ -894,7 +912,7 @@ HF_DEVICE void conv_tile_ws(const hf::ConvArgs& args, char* smem, A& a_load, B& 
   unsigned long long* empty = full + kStages;
   if (tid == 0) {
     for (int s = 0; s < kStages; ++s) {
-      hf::mbarrier_init(full + s, kLoadThreads);
+      hf::mbarrier_init(full + s, kFullArrivals);
       hf::mbarrier_init(empty + s, kThreads / 32);
     }
     hf::fence_barrier_init();
@@ -905,17 +923,36 @@ HF_DEVICE void conv_tile_ws(const hf::ConvArgs& args, char* smem, A& a_load, B& 
     const T* HF_RESTRICT x = static_cast<const T*>(args.x);
     const T* HF_RESTRICT w = static_cast<const T*>(args.w);
     const int group = static_cast<int>(blockIdx.y);
-    a_load.init(tile_m0(tile), group, tid - kThreads);
-    b_load.init(tile_n0(tile), group, tid - kThreads);
+    const bool issuer = tid == kThreads;  // issues the tensor-map copies
+    if constexpr (kAllTma) {
+      if (!issuer) return;
+    }
+    if (issuer) {
+      if constexpr (kTmaA) hf::prefetch_tensormap(&args.a_map);
+      if constexpr (kTmaB) hf::prefetch_tensormap(&args.b_map);
+    }
+    if constexpr (!kTmaA) a_load.init(tile_m0(tile), group, tid - kThreads);
+    if constexpr (!kTmaB) b_load.init(tile_n0(tile), group, tid - kThreads);
+    // The boxes' origins: (channel, pixel) in x, (kk, output channel) in the weights. Rows of
+    // the next group past this one's N are multiplied but never stored.
+    const int a_channel = group * kCg, a_pixel = static_cast<int>(tile_m0(tile));
+    const int b_row = group * kNg + tile_n0(tile);
     for (int j = 0; j < KT; ++j) {
       const int s = j % kStages;
       if (j >= kStages) hf::mbarrier_wait(empty + s, static_cast<unsigned>((j / kStages - 1) & 1));
       char* stage = smem + s * kStageBytes;
-      a_load.fetch(x, j, stage, args.chain);
-      b_load.fetch(w, j, stage, args.chain);
-      hf::cp_async_arrive(full + s);
+      if constexpr (kTmaB) {
+        if (issuer) {
+          hf::mbarrier_arrive_expect_tx(full + s, kTmaBytes);
+          if constexpr (kTmaA) hf::tma_load_2d(stage, &args.a_map, a_channel + j * BK, a_pixel, full + s);
+          hf::tma_load_2d(stage + BM * kRowBytes, &args.b_map, j * BK, b_row, full + s);
+        }
+      }
+      if constexpr (!kTmaA) a_load.fetch(x, j, stage, args.chain);
+      if constexpr (!kTmaB) b_load.fetch(w, j, stage, args.chain);
+      if constexpr (!kAllTma) hf::cp_async_arrive(full + s);
     }
-    hf::cp_async_wait<0>();  // no copies pending when the warp exits
+    if constexpr (!kAllTma) hf::cp_async_wait<0>();  // no copies pending when the warp exits
     return;
   }
 
@@ -925,7 +962,7 @@ HF_DEVICE void conv_tile_ws(const hf::ConvArgs& args, char* smem, A& a_load, B& 
   for (int j = 0; j < KT; ++j) {
     const int s = j % kStages;
     hf::mbarrier_wait(full + s, static_cast<unsigned>((j / kStages) & 1));
-    hf::fence_async_shared();  // the landed copies -> the matrix units
+    if constexpr (!kAllTma) hf::fence_async_shared();  // the landed cp.async -> the matrix units
     compute_tile_wgmma(acc, smem + s * kStageBytes, warp);
     hf::wgmma_wait<1>();  // k-tile j - 1's multiplies are done: free its stage
     fence_accumulators(acc);
@@ -939,7 +976,7 @@ HF_DEVICE void conv_tile_ws(const hf::ConvArgs& args, char* smem, A& a_load, B& 
 
 }  // namespace igemm
 
-HF_KERNEL void __launch_bounds__(igemm::kBlockThreads, hfi::MinBlocks) hf_conv_igemm(hf::ConvArgs args) {
+HF_KERNEL void __launch_bounds__(igemm::kBlockThreads, hfi::MinBlocks) hf_conv_igemm(const HF_GRID_CONSTANT hf::ConvArgs args) {
   using namespace igemm;
   extern __shared__ uint4 smem_words[];  // 16-byte aligned
   char* smem = reinterpret_cast<char*>(smem_words);

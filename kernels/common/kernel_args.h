@@ -31,7 +31,14 @@ struct PointwiseArgs {
   ChainArgs chain;
 };
 
-// kernels/conv_direct.hip
+// A tensor map for the Hopper tensor-memory-accelerator copies: opaque, 128 bytes, 128-byte
+// aligned, written on the host (rt::encode_tensor_map_2d) and read by the copy instruction
+// from the kernel's parameter space.
+struct alignas(128) TensorMap {
+  unsigned long long opaque[16];
+};
+
+// kernels/conv_direct.hip, conv_igemm.hip, conv_igemm_simt.hip
 struct ConvArgs {
   const void* x;
   const void* w;
@@ -43,6 +50,10 @@ struct ConvArgs {
   // output tile (zero between launches).
   float* partials;
   unsigned int* tile_counters;
+  // Warp-specialised implicit GEMM with tensor-map copies (hfi::TmaA / TmaB) only: x as a
+  // pixels x channels matrix, the weights as a K x (R*S*C/G) matrix, both boxed into 128-byte
+  // swizzled k-tile rows.
+  TensorMap a_map, b_map;
 };
 
 // The phases of the BN training kernels (one kernel, launched once per phase).

@@ -13,6 +13,8 @@
 #define HF_KERNEL extern "C" __global__
 #define HF_DEVICE __device__ __forceinline__
 #define HF_RESTRICT __restrict__
+// A kernel parameter read in place (its address taken, e.g. a tensor map), never copied.
+#define HF_GRID_CONSTANT __grid_constant__
 namespace hf {
 using half = __half;
 using bfloat16 = __nv_bfloat16;
@@ -36,6 +38,7 @@ HF_DEVICE float4 load_from_l2(const float4* p) { return __ldcg(p); }
 #define HF_KERNEL extern "C" __global__
 #define HF_DEVICE __device__ __forceinline__
 #define HF_RESTRICT __restrict__
+#define HF_GRID_CONSTANT
 namespace hf {
 using half = __half;
 using bfloat16 = __hip_bfloat16;
@@ -242,7 +245,12 @@ HF_DEVICE unsigned to_tf32(float v) { return (__float_as_uint(v) + 0x1000u) & 0x
 //     completes after `count` arrivals; mbarrier_wait(bar, parity) spins until the phase of
 //     that parity (0, 1, 0, ...) has completed; mbarrier_arrive(bar) is one arrival;
 //     cp_async_arrive(bar) is one arrival made once this thread's earlier cp.async have
-//     landed (count it in `count`).
+//     landed (count it in `count`); mbarrier_arrive_expect_tx(bar, bytes) is one arrival that
+//     also makes the phase wait for `bytes` more of tensor-map copies (tma_load_2d) to land.
+//   tma_load_2d(dst, map, x, y, bar): the tensor-map copy of the box at element (x, y) of the
+//     2-D map `map` (in the kernel's parameters) into shared memory at dst, completing on bar
+//     with the box's byte count; elements outside the tensor land as zeros. One thread issues
+//     it. prefetch_tensormap(map) starts fetching the map itself.
 //   named_barrier_sync(id, threads): a barrier of `threads` threads (a multiple of 32), id 1-15.
 #if defined(HIPFUSE_PLATFORM_NVIDIA) && defined(__CUDA_ARCH_FEAT_SM90_ALL)
 #define HF_HAS_WARPGROUP_MMA 1
@@ -285,6 +293,20 @@ HF_DEVICE void mbarrier_arrive(unsigned long long* bar) {
 }
 HF_DEVICE void cp_async_arrive(unsigned long long* bar) {
   asm volatile("cp.async.mbarrier.arrive.noinc.shared::cta.b64 [%0];\n" ::"r"(shared_address(bar)) : "memory");
+}
+HF_DEVICE void mbarrier_arrive_expect_tx(unsigned long long* bar, unsigned bytes) {
+  asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;\n" ::"r"(shared_address(bar)), "r"(bytes)
+               : "memory");
+}
+HF_DEVICE void tma_load_2d(void* dst, const void* map, int x, int y, unsigned long long* bar) {
+  asm volatile(
+      "cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes [%0], [%1, {%2, %3}], [%4];\n" ::"r"(
+          shared_address(dst)),
+      "l"(reinterpret_cast<unsigned long long>(map)), "r"(x), "r"(y), "r"(shared_address(bar))
+      : "memory");
+}
+HF_DEVICE void prefetch_tensormap(const void* map) {
+  asm volatile("prefetch.tensormap [%0];\n" ::"l"(reinterpret_cast<unsigned long long>(map)) : "memory");
 }
 HF_DEVICE void named_barrier_sync(int id, int threads) {
   asm volatile("bar.sync %0, %1;\n" ::"r"(id), "r"(threads) : "memory");
@@ -370,6 +392,9 @@ HF_DEVICE void fence_barrier_init() {}
 HF_DEVICE void mbarrier_wait(unsigned long long*, unsigned) {}
 HF_DEVICE void mbarrier_arrive(unsigned long long*) {}
 HF_DEVICE void cp_async_arrive(unsigned long long*) {}
+HF_DEVICE void mbarrier_arrive_expect_tx(unsigned long long*, unsigned) {}
+HF_DEVICE void tma_load_2d(void*, const void*, int, int, unsigned long long*) {}
+HF_DEVICE void prefetch_tensormap(const void*) {}
 HF_DEVICE void named_barrier_sync(int, int) {}
 template <typename T, int N, bool MnMajorA = false>
 HF_DEVICE void wgmma_m64k16(float (&)[N / 2], unsigned long long, unsigned long long) {

@@ -6,6 +6,7 @@
 #include <hip/hiprtc.h>
 
 #include <cstddef>
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -55,6 +56,14 @@ hipModule_t load_module(const std::vector<char>& code);
 
 // Allows a kernel more than the default dynamic shared memory.
 void set_max_dynamic_shared_memory(hipFunction_t kernel, int bytes);
+
+// A 2-D tensor map (128 bytes at `map`, 64-byte aligned at least: hf::TensorMap) over `rows` rows of
+// `columns` 16-bit values starting at `base`, rows `row_stride_bytes` apart, that copies boxes
+// of `box_columns` x `box_rows` values (box_columns * 2 = 128 bytes) into shared memory with
+// the 128-byte swizzle, elements outside the tensor read as zeros. False where the platform
+// has no tensor maps or the encoder refuses the arguments (alignment, ranges).
+bool encode_tensor_map_2d(void* map, const void* base, std::uint64_t columns, std::uint64_t rows,
+                          std::uint64_t row_stride_bytes, unsigned box_columns, unsigned box_rows);
 
 // Stream capture into a graph and its replay, for code that checks that execution is
 // capture-safe. (HIP 5.2's NVIDIA header declares these for nvcc only.)

@@ -86,6 +86,11 @@ hipModule_t load_module(const std::vector<char>& code) {
 
 void set_max_dynamic_shared_memory(hipFunction_t, int) {}
 
+// No tensor maps: the kernels that would use them (sm_90 warpgroup tiles) never run here.
+bool encode_tensor_map_2d(void*, const void*, std::uint64_t, std::uint64_t, std::uint64_t, unsigned, unsigned) {
+  return false;
+}
+
 hipError_t stream_begin_capture(hipStream_t stream) { return hipStreamBeginCapture(stream, hipStreamCaptureModeGlobal); }
 hipError_t stream_end_capture(hipStream_t stream, hipGraph_t* graph) { return hipStreamEndCapture(stream, graph); }
 hipError_t graph_instantiate(hipGraphExec_t* exec, hipGraph_t graph) {

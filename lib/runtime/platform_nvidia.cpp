@@ -201,6 +201,24 @@ void set_max_dynamic_shared_memory(hipFunction_t kernel, int bytes) {
   }
 }
 
+bool encode_tensor_map_2d(void* map, const void* base, std::uint64_t columns, std::uint64_t rows,
+                          std::uint64_t row_stride_bytes, unsigned box_columns, unsigned box_rows) {
+  static_assert(sizeof(CUtensorMap) == 128, "hf::TensorMap (128 bytes, 128-byte aligned) mirrors CUtensorMap");
+  using Encode = CUresult(CUDAAPI*)(CUtensorMap*, CUtensorMapDataType, cuuint32_t, void*, const cuuint64_t*,
+                                    const cuuint64_t*, const cuuint32_t*, const cuuint32_t*, CUtensorMapInterleave,
+                                    CUtensorMapSwizzle, CUtensorMapL2promotion, CUtensorMapFloatOOBfill);
+  static const Encode encode = driver_entry<Encode>("cuTensorMapEncodeTiled");
+  if (encode == nullptr || reinterpret_cast<std::uintptr_t>(map) % 64 != 0) return false;
+  const cuuint64_t dims[2] = {columns, rows};
+  const cuuint64_t strides[1] = {row_stride_bytes};  // of the outer dimension; the inner one is dense
+  const cuuint32_t box[2] = {box_columns, box_rows};
+  const cuuint32_t element_strides[2] = {1, 1};
+  // The element type only sizes the copy (16 bits); zeros are zeros in fp16 and bf16 alike.
+  return encode(static_cast<CUtensorMap*>(map), CU_TENSOR_MAP_DATA_TYPE_UINT16, 2, const_cast<void*>(base), dims,
+                strides, box, element_strides, CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_128B,
+                CU_TENSOR_MAP_L2_PROMOTION_L2_256B, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE) == CUDA_SUCCESS;
+}
+
 hipError_t stream_begin_capture(hipStream_t stream) {
   return hipCUDAErrorTohipError(cudaStreamBeginCapture(stream, cudaStreamCaptureModeGlobal));
 }

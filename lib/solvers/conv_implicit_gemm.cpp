@@ -12,6 +12,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <utility>
 
 namespace hipfuse {
 
@@ -86,6 +87,36 @@ std::size_t max_dynamic_shared(const Target& target) {
   return kSharedOptinSm90;  // offline: the architectures this family targets have at least this
 }
 
+// An operand read by tensor-map copies (igemm::Config::tma_a / tma_b): the 2-D matrix that
+// the map covers and the box of one k-tile; the map itself is encoded at launch, when the
+// operand's address is known.
+struct TensorMapShape {
+  bool used = false;
+  std::uint64_t columns = 0, rows = 0, row_stride_bytes = 0;
+  unsigned box_columns = 0, box_rows = 0;
+
+  bool encode(hf::TensorMap& map, const void* base) const {
+    return rt::encode_tensor_map_2d(&map, base, columns, rows, row_stride_bytes, box_columns, box_rows);
+  }
+};
+
+// A: pixels x channels of x (a 1x1, stride-1 convolution on channels-last x); B: output
+// channels x GEMM K of the weights as the GEMM reads them. k-tiles of BK values by BM / BN rows.
+std::pair<TensorMapShape, TensorMapShape> tensor_map_shapes(const igemm::Problem& p, const igemm::Config& c) {
+  const unsigned bk = static_cast<unsigned>(16 * c.tile.k_chunks / p.elem_bytes());
+  const std::uint64_t elem = p.elem_bytes();
+  TensorMapShape a, b;
+  if (c.tma_a) {
+    a = {true, static_cast<std::uint64_t>(p.c), static_cast<std::uint64_t>(p.n) * p.h * p.w,
+         static_cast<std::uint64_t>(igemm::input_row_stride(p, c)) * elem, bk, static_cast<unsigned>(c.tile.bm)};
+  }
+  if (c.tma_b) {
+    b = {true, static_cast<std::uint64_t>(p.gemm_k()), static_cast<std::uint64_t>(p.k),
+         static_cast<std::uint64_t>(igemm::weights_row_stride(p, c)) * elem, bk, static_cast<unsigned>(c.tile.bn)};
+  }
+  return {a, b};
+}
+
 class ConvImplicitGemmInvoker final : public Invoker {
  public:
   struct Packing {
@@ -99,9 +130,12 @@ class ConvImplicitGemmInvoker final : public Invoker {
   };
 
   ConvImplicitGemmInvoker(std::shared_ptr<const rt::Kernel> kernel, Packing packing, const igemm::Config& config,
-                          std::size_t elem, int conv_index, ChainBinding binding)
+                          std::pair<TensorMapShape, TensorMapShape> maps, std::size_t elem, int conv_index,
+                          ChainBinding binding)
       : kernel_(std::move(kernel)),
         packing_(std::move(packing)),
+        a_map_(maps.first),
+        b_map_(maps.second),
         grid_(static_cast<unsigned>(config.grid_x), static_cast<unsigned>(config.grid_y)),
         block_(static_cast<unsigned>(config.threads)),
         shared_(static_cast<unsigned>(config.shared_bytes)),
@@ -149,6 +183,9 @@ class ConvImplicitGemmInvoker final : public Invoker {
       if (e != hipSuccess) return e;
       a.x = packing_.input->data();
     }
+    if ((a_map_.used && !a_map_.encode(a.a_map, a.x)) || (b_map_.used && !b_map_.encode(a.b_map, a.w))) {
+      return hipErrorInvalidValue;
+    }
     return kernel_->launch(grid_, block_, shared_, stream, &a);
   }
   int kernel_launches() const override {
@@ -160,6 +197,7 @@ class ConvImplicitGemmInvoker final : public Invoker {
 
   std::shared_ptr<const rt::Kernel> kernel_;
   Packing packing_;  // scratch shared by executions (one stream): re-laid-out operands, stream-K partials
+  TensorMapShape a_map_, b_map_;
   dim3 grid_, block_;
   unsigned shared_;
   std::size_t x_align_, w_align_, y_align_;
@@ -328,8 +366,12 @@ std::unique_ptr<Invoker> ConvImplicitGemmSolver::build_with(const FusionPlan& pl
   ChainBinding binding;
   binding.bind(parts.prologue, 0);
   binding.bind(parts.epilogue, static_cast<int>(parts.prologue.size()));
+  std::string why;
+  const auto problem = problem_of(plan, &why);
+  if (!problem) fail(Status::unsupported_op, why);
   return std::make_unique<ConvImplicitGemmInvoker>(std::move(kernel), std::move(packing), config,
-                                                   size_of(x.type), parts.conv->index, std::move(binding));
+                                                   tensor_map_shapes(*problem, config), size_of(x.type),
+                                                   parts.conv->index, std::move(binding));
 }
 
 }  // namespace hipfuse

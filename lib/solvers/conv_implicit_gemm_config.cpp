@@ -384,22 +384,36 @@ bool stream_k_fits(const Config& cfg, const Candidate& c) {
   return c.kernel == Kernel::matrix && !c.persistent && cfg.tile.stages > 1 && cfg.grid_y == 1;
 }
 
-// Whether `cfg` can be warp-specialised: a pipelined, non-persistent wgmma tile whose loaders
-// are all cp.async (a register-staged loader would stall the loader warps on every load), the
-// MN-major A's pixel chunks dividing among the 128 loader threads.
+// Whether `cfg` can be warp-specialised: a non-persistent wgmma tile (pipelined, or of one
+// k-tile) whose loaders are all asynchronous copies (a register-staged loader would stall the
+// loader warps on every load), the MN-major A's pixel chunks dividing among the 128 loader threads.
 constexpr int kLoaderThreads = 128;
 bool warp_specialization_fits(const Config& cfg, const Candidate& c) {
-  return c.warpgroup && !c.persistent && cfg.tile.stages > 1 && cfg.stream_k_blocks == 0 &&
+  return c.warpgroup && !c.persistent && cfg.stream_k_blocks == 0 &&
          cfg.a_loader != Loader::gather && cfg.b_loader == Loader::async16 &&
          (cfg.a_loader != Loader::pixels || kLoaderThreads % (c.bm / 8) == 0);
 }
 
-// Turns warp specialisation on in `cfg`: the loader warpgroup, and an empty and a full
-// mbarrier (8 bytes each) a stage past the pipeline and the staging.
-void use_warp_specialization(Config& cfg) {
+// Turns warp specialisation on in `cfg`: the loader threads (a warpgroup; one warp when both
+// operands come by tensor map), and an empty and a full mbarrier (8 bytes each) a stage past
+// the pipeline and the staging. Tensor-map copies where the architecture has them and the
+// operand is a plain matrix of 16-byte aligned rows (B first: A's only with B's).
+void use_warp_specialization(Config& cfg, const Problem& p, bool tensor_maps) {
   cfg.warp_specialized = true;
-  cfg.threads += kLoaderThreads;
+  cfg.tma_b = tensor_maps && weights_row_stride(p, cfg) > 0;
+  cfg.tma_a = cfg.tma_b && input_row_stride(p, cfg) > 0;
+  cfg.threads += cfg.tma_a ? 32 : kLoaderThreads;
   cfg.shared_bytes += 16 * cfg.tile.stages + 8;
+}
+
+// Whether the heuristic's wgmma tile `c` runs warp-specialised (it must fit too): as the H200
+// sweep v12 measured on the ResNet-50 wgmma layers (fp16, batch 64; docs/PERF_NOTES.md), with
+// the weights (and a 1x1's channels-last A) moved by tensor map: 192x128, 128x128 and 256x128
+// 1-20% faster on every layer; 128x256 faster only with A along the pixels (NCHW 1x1, 2-11%),
+// 1-3% slower on channels-last 1x1 layers and up to 27% on 3x3 ones; 64x128 not measured.
+bool warp_specialization_pays(const Candidate& c, const Config& cfg) {
+  if (c.bm == 128 && c.bn == 256) return cfg.a_loader == Loader::pixels;
+  return c.bm >= 128 && c.bn == 128;
 }
 
 // The wgmma tile of least estimate_waves; the 128-accumulator ones are left out under a heavy
@@ -411,7 +425,12 @@ const Candidate* cheapest_warpgroup_tile(const Problem& p, int sms) {
   const Candidate* best = nullptr;
   double best_cost = 0;
   for (const auto& c : kWarpgroupTiles) {
-    if (heavy_register_gather(p, c, make_config(p, c, sms)) && c.bm * c.bn > 128 * 128) continue;
+    const Config cfg = make_config(p, c, sms);
+    if (heavy_register_gather(p, c, cfg) && c.bm * c.bn > 128 * 128) continue;
+    // A copied along the pixels: 128x256, warp-specialised (below), the fastest or within 4% of
+    // it on the four such layers of the H200 sweep v12 (fp16 NCHW 1x1 1024->256 14x14: 25.7 us,
+    // wg192x128 34.0, which warp specialisation does not fit; 1024->512: 45.5, 128x128 51.2).
+    if (cfg.a_loader == Loader::pixels && !(c.bm == 128 && c.bn == 256)) continue;
     const double cost = estimate_waves(p, c, sms);
     if (best == nullptr || cost < best_cost * 0.999) {
       best = &c;
@@ -422,6 +441,37 @@ const Candidate* cheapest_warpgroup_tile(const Problem& p, int sms) {
 }
 
 }  // namespace
+
+// The weights (packed, or as given) as rows of GEMM K contiguous values, one per output
+// channel, 16-byte aligned (the kernel's kLinearK): their distance, else 0.
+std::int64_t weights_row_stride(const Problem& p, const Config& cfg) {
+  if (cfg.b_loader != Loader::async16) return 0;
+  const std::int64_t cg = p.c / p.groups;
+  const auto& ws = p.w_strides;
+  const std::int64_t row = cfg.pack_weights ? p.gemm_k() : ws[0];
+  const bool linear = cfg.pack_weights || ((cg == 1 || ws[1] == 1) && (p.s == 1 || ws[3] == cg) &&
+                                           (p.r == 1 || ws[2] == static_cast<std::int64_t>(p.s) * cg));
+  return linear && (row * static_cast<std::int64_t>(p.elem_bytes())) % 16 == 0 ? row : 0;
+}
+
+// The distance between x's pixels as the GEMM reads x (copied as given, or re-laid out as
+// packed NHWC), when A's k-tiles are boxes of a pixels x channels matrix: a 1x1, stride-1,
+// unpadded convolution on channels-last x, the pixels evenly spaced 16-byte aligned rows, no
+// k-tile straddling two groups; 0 otherwise.
+std::int64_t input_row_stride(const Problem& p, const Config& cfg) {
+  if (cfg.a_loader != Loader::async16 || p.r != 1 || p.s != 1 || p.stride_h != 1 || p.stride_w != 1 ||
+      p.pad_h != 0 || p.pad_w != 0) {
+    return 0;
+  }
+  const auto& xs = p.x_strides;
+  const std::int64_t bk = 16 * cfg.tile.k_chunks / static_cast<std::int64_t>(p.elem_bytes());
+  const std::int64_t pixel = cfg.pack_input ? p.c : xs[3];
+  const bool evenly_spaced = cfg.pack_input || (xs[1] == 1 && (p.h == 1 || xs[2] == p.w * pixel) &&
+                                                (p.n == 1 || xs[0] == std::int64_t{p.h} * p.w * pixel));
+  const bool ok = evenly_spaced && (pixel * static_cast<std::int64_t>(p.elem_bytes())) % 16 == 0 &&
+                  (p.groups == 1 || (p.c / p.groups) % bk == 0);
+  return ok ? pixel : 0;
+}
 
 std::array<std::int64_t, 4> nchw_strides(int n, int c, int h, int w) {
   (void)n;
@@ -476,7 +526,7 @@ std::string Config::describe() const {
     if (tile.persistent) s += " persistent";
     if (tile.warpgroup) s += " wgmma";
     if (stream_k_blocks > 0) s += " stream-k" + std::to_string(stream_k_blocks);
-    if (warp_specialized) s += " ws";
+    if (warp_specialized) s += tma_a ? " ws tma:AB" : tma_b ? " ws tma:B" : " ws";
   }
   const auto loader = [](Loader l, int lanes) {
     if (l == Loader::pixels) return "pixels" + std::to_string(lanes);
@@ -566,9 +616,11 @@ Config choose_config(const Problem& p, int sms, const std::string& force_tile_an
   if (!force_tile.empty()) best = find_tile(force_tile, matrix, warpgroup);
   // Hopper, fp16/bf16, compute-bound (kWarpgroupMinIntensity) and wide enough (kWarpgroupMinN):
   // the wgmma tile with the least estimated time over whole waves.
+  bool warpgroup_pick = false;
   if (best == nullptr && force_tile.empty() && warpgroup && p.gemm_n() >= kWarpgroupMinN &&
       p.flops() >= kWarpgroupMinIntensity * p.min_bytes()) {
     best = cheapest_warpgroup_tile(p, sms);
+    warpgroup_pick = best != nullptr && mode.empty();
   }
   if (best == nullptr) {
     double best_cost = 0;
@@ -602,7 +654,8 @@ Config choose_config(const Problem& p, int sms, const std::string& force_tile_an
   }
   Config cfg = make_config(p, *best, sms);
   if (mode == "sk" && stream_k_fits(cfg, *best)) use_stream_k(cfg, p, *best, sms);
-  if (mode == "ws" && warp_specialization_fits(cfg, *best)) use_warp_specialization(cfg);
+  const bool ws = mode == "ws" || (warpgroup_pick && warp_specialization_pays(*best, cfg));
+  if (ws && warp_specialization_fits(cfg, *best)) use_warp_specialization(cfg, p, warpgroup);
   return cfg;
 }
 
@@ -626,6 +679,7 @@ std::string generate_header(const Problem& p, const Config& c) {
        ";  // hf_igemm_pack_input's tile\n";
   s += "constexpr long long StreamKBlocks = " + std::to_string(c.stream_k_blocks) + ";  // 0: a block per tile\n";
   s += "constexpr bool WarpSpecialized = " + b(c.warp_specialized) + ";  // a loader warpgroup on mbarriers\n";
+  s += "constexpr bool TmaA = " + b(c.tma_a) + ", TmaB = " + b(c.tma_b) + ";  // tensor-map copies (ConvArgs::a_map / b_map)\n";
   s += "constexpr bool Tf32 = " + b(p.elem == Elem::f32 && c.kernel == Kernel::matrix) + ";\n";
   s += "}  // namespace hfi\n";
   return s;

@@ -88,6 +88,9 @@ struct Config {
   // Warp specialisation (wgmma tiles with cp.async loaders): a warpgroup of loader threads
   // (`threads` includes them) fills the stages on mbarriers, the tile's warpgroups only multiply.
   bool warp_specialized = false;
+  // Warp-specialised tiles on sm_90 only: A's / B's k-tiles moved by tensor-map copies (the
+  // invoker encodes hf::ConvArgs::a_map / b_map at launch) instead of 16-byte cp.async.
+  bool tma_a = false, tma_b = false;
   int grid_y = 0;           // groups
   std::string source() const { return kernel == Kernel::matrix ? "conv_igemm.hip" : "conv_igemm_simt.hip"; }
   std::string entry() const { return kernel == Kernel::matrix ? "hf_conv_igemm" : "hf_conv_igemm_simt"; }
@@ -118,5 +121,10 @@ Config choose_config(const Problem& problem, int sms, const std::string& force_t
 // The generated header hf_igemm.h (namespace hfi): dtype, geometry, strides, tile, loaders,
 // output vectors, index type.
 std::string generate_header(const Problem& problem, const Config& config);
+
+// The row strides (elements) of the matrices that Config::tma_a / tma_b's tensor maps cover:
+// x's pixels (as the GEMM reads x) and the weights' output channels; 0 where there is none.
+std::int64_t input_row_stride(const Problem& problem, const Config& config);
+std::int64_t weights_row_stride(const Problem& problem, const Config& config);
 
 }  // namespace hipfuse::igemm

@@ -496,10 +496,11 @@ TEST_CASE("igemm: warpgroup (wgmma) tiles on edges, fp16/bf16 x NHWC/NCHW") {
                      900);
 }
 
-// The warp-specialised wgmma tiles (a loader warpgroup filling the stages on mbarriers): the
+// The warp-specialised wgmma tiles (loader threads filling the stages on mbarriers): the
 // edge cases (where a loader is gathered, the tile runs without it), then GEMM K of several
 // rounds of the stages (every barrier's phase parity flips) with A copied along C (NHWC, and
-// NCHW re-laid out) and along the pixels (NCHW 1x1, 16- and 8-byte copies).
+// NCHW re-laid out), along the pixels (NCHW 1x1, 16- and 8-byte copies) and by tensor map
+// (NHWC 1x1: M, N and GEMM K off the boxes, whole-k-tile groups); B always by tensor map.
 TEST_CASE("igemm: warp-specialised wgmma tiles: edges, many rounds of the stages, both A copies") {
   if (!igemm::has_warpgroup_mma(device_target().arch)) {
     MESSAGE("no wgmma on " << device_target().arch << ": skipped");
@@ -519,6 +520,12 @@ TEST_CASE("igemm: warp-specialised wgmma tiles: edges, many rounds of the stages
       {DataType::bfloat16, Lay::nchw, {2, 256, 9, 11, 200, 3, 3, 1, 1}, Epi::cbna},           // x re-laid out
       {DataType::half, Lay::nchw, {3, 640, 12, 12, 136, 1, 1, 0, 1}, Epi::bn_act_residual},  // 10 k-tiles of pixels
       {DataType::bfloat16, Lay::nchw, {2, 512, 10, 10, 72, 1, 1, 0, 1}, Epi::bias_relu},      // 4-pixel copies
+      {DataType::half, Lay::nhwc, {3, 640, 9, 11, 200, 1, 1, 0, 1}, Epi::bn_act_residual},   // A by map: 10 k-tiles
+      {DataType::bfloat16, Lay::nhwc, {2, 72, 10, 10, 136, 1, 1, 0, 1}, Epi::cbna},          // K 72: a partial box
+      {DataType::half, Lay::nhwc, {2, 256, 8, 9, 136, 1, 1, 0, 1, 1, 2}, Epi::bias_relu},    // 2 groups of 128
+      {DataType::half, Lay::nhwc, {2, 256, 9, 11, 200, 1, 1, 0, 2}, Epi::bias_relu},         // stride 2: A by cp.async
+      {DataType::half, Lay::nhwc, {2, 64, 10, 10, 136, 1, 1, 0, 1}, Epi::bias_relu},         // one k-tile, one stage
+      {DataType::bfloat16, Lay::nchw, {3, 256, 7, 7, 64, 1, 1, 0, 1}, Epi::cbna},            // re-laid out, A by map
   };
   std::uint64_t seed = 1200;
   for (const char* tile : tiles) {
@@ -529,6 +536,10 @@ TEST_CASE("igemm: warp-specialised wgmma tiles: edges, many rounds of the stages
       // Pixel chunks must divide among the 128 loader threads (not 192 / 8 = 24).
       const bool fits = config.a_loader != igemm::Loader::pixels || 128 % (config.tile.bm / 8) == 0;
       CHECK(config.warp_specialized == fits);
+      // A by tensor map: a 1x1, stride-1 convolution whose x is channels-last (NHWC, or NCHW re-laid out).
+      const bool a_map = c.shape.r == 1 && c.shape.stride == 1 && config.a_loader == igemm::Loader::async16;
+      CHECK(config.tma_a == (fits && a_map));
+      CHECK(config.tma_b == fits);
       auto invoker = run.build(config);
       run.poison();
       HF_REQUIRE_HIP(run.launch(*invoker));
@@ -778,7 +789,8 @@ TEST_CASE("igemm: tile sweep on the memory-bound 1x1 layers" * doctest::skip()) 
       {"1x1 128->512 28x28", DataType::half, {64, 128, 28, 28, 512, 1, 1, 0, 1}, 26.3},
       {"1x1 512->128 28x28", DataType::half, {64, 512, 28, 28, 128, 1, 1, 0, 1}, 24.4},
   };
-  sweep_tiles(layers, {"128x64k64p", "128x64", "wg64x128p", "wg128x64p", "wg128x128p", "64x64k64p"});
+  sweep_tiles(layers, {"128x64k64p", "128x64", "wg64x128p", "wg128x64p", "wg128x128p", "64x64k64p", "wg128x64/ws",
+                       "wg64x128/ws", "wg128x128/ws", "wg128x256/ws"});  // /ws: warp-specialised, tensor maps on NHWC
   std::vector<Layer> one_k_tile;
   for (const Layer& l : layers) {
     if (l.shape.c * l.shape.r * l.shape.s == 64) one_k_tile.push_back(l);

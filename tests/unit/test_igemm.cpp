@@ -320,6 +320,7 @@ TEST_CASE("igemm: every tile x data type x layout compiles for sm_90 with hipRTC
     bool tf32;
     std::vector<const char*> tiles;
     bool nchw_1x1 = false;  // NCHW 1x1 layers only: the pixel-copy A loader
+    bool nhwc_1x1 = false;  // NHWC 1x1 layers only: A by tensor map on warp-specialised tiles
   };
   const std::vector<Variant> variants = {
       {DataType::half, false, {"128x128", "128x128w8", "256x64", "128x64", "64x64", "128x32"}},
@@ -347,11 +348,14 @@ TEST_CASE("igemm: every tile x data type x layout compiles for sm_90 with hipRTC
       {DataType::half, false, {"wg128x128/ws", "wg128x64/ws", "wg64x128/ws", "wg128x256/ws", "wg256x128/ws", "wg192x128/ws"}},
       {DataType::bfloat16, false, {"wg128x128/ws", "wg192x128/ws"}},
       {DataType::half, false, {"wg128x128/ws", "wg128x256/ws"}, true},
+      {DataType::half, false, {"wg128x128/ws", "wg128x64/ws", "wg64x128/ws", "wg128x256/ws", "wg256x128/ws", "wg192x128/ws"},
+       false, true},
+      {DataType::bfloat16, false, {"wg128x128/ws", "wg192x128/ws"}, false, true},
   };
   int compiled = 0;
   for (const Variant& v : variants) {
     for (Layout layout : {Layout::nhwc, Layout::nchw}) {
-      if (v.nchw_1x1 && layout != Layout::nchw) continue;
+      if ((v.nchw_1x1 && layout != Layout::nchw) || (v.nhwc_1x1 && layout != Layout::nhwc)) continue;
       for (const char* tile : v.tiles) {
         ConvCase cc;
         cc.type = v.type;
@@ -366,6 +370,11 @@ TEST_CASE("igemm: every tile x data type x layout compiles for sm_90 with hipRTC
           cc.pad = 0;
           if (compiled % 2 == 0) cc.h = cc.w = 16;
           if (chain == Chain::prologue_bn_relu) chain = Chain::bias_relu;
+        }
+        if (v.nhwc_1x1) {  // 64 channels (one k-tile, one stage) and 200 (four, the last partial)
+          cc.r = cc.s = 1;
+          cc.pad = 0;
+          if (compiled % 2 == 0) cc.c = 200;
         }
         if (compiled % 4 == 3) {  // odd channels: the per-element gather paths
           cc.c = 17;
@@ -392,9 +401,10 @@ TEST_CASE("igemm: every tile x data type x layout compiles for sm_90 with hipRTC
         CHECK((config.stream_k_blocks > 0) == (name.find("/sk") != std::string::npos));
         CHECK(config.warp_specialized == (name.find("/ws") != std::string::npos &&
                                           config.a_loader != igemm::Loader::gather &&
-                                          config.b_loader == igemm::Loader::async16 && config.tile.stages > 1));
+                                          config.b_loader == igemm::Loader::async16));
         if (v.nchw_1x1) CHECK(config.a_loader == (plane_runs ? igemm::Loader::async16 : igemm::Loader::pixels));
         if (plane_runs) CHECK(config.pack_input);
+        if (config.warp_specialized) CHECK(config.tma_a == (v.nhwc_1x1 || plane_runs));  // 1x1 on pixel rows
         rt::CompileReport report;
         std::vector<char> code;
         CHECK_NOTHROW(code = compiler.binary(ConvImplicitGemmSolver::request_for(*plan, config), "sm_90", 32, &report));
@@ -417,6 +427,11 @@ TEST_CASE("igemm: warp specialisation: a loader warpgroup and its barriers, only
   ConvCase cc;  // 3x3 64 -> 64: 9 k-tiles of 64
   cc.n = 64;
   cc.h = cc.w = 56;
+  const auto declares = [](const rt::KernelRequest& r, const std::string& line) {
+    bool found = false;
+    for (const auto& h : r.generated_headers) found |= h.text.find(line) != std::string::npos;
+    return found;
+  };
   for (const char* tile : {"wg128x128", "wg192x128", "wg128x256"}) {
     CAPTURE(tile);
     auto plan = make_plan(cc);
@@ -424,16 +439,68 @@ TEST_CASE("igemm: warp specialisation: a loader warpgroup and its barriers, only
     const igemm::Config ws = ConvImplicitGemmSolver::config_for(*plan, sm90(), std::string(tile) + "/ws");
     CHECK_FALSE(plain.warp_specialized);
     REQUIRE(ws.warp_specialized);
+    // A 3x3's A is gathered per tap by cp.async (a loader warpgroup); its weights are rows of
+    // GEMM K, moved by tensor map.
+    CHECK_FALSE(ws.tma_a);
+    CHECK(ws.tma_b);
     CHECK(ws.threads == plain.threads + 128);
     CHECK(ws.shared_bytes == plain.shared_bytes + 16 * ws.tile.stages + 8);  // a full and an empty mbarrier a stage
-    CHECK(ws.describe() == plain.describe().replace(plain.describe().find(" A:"), 0, " ws"));
+    CHECK(ws.describe() == plain.describe().replace(plain.describe().find(" A:"), 0, " ws tma:B"));
     const rt::KernelRequest r = ConvImplicitGemmSolver::request_for(*plan, ws);
-    bool declared = false;
-    for (const auto& h : r.generated_headers) declared |= h.text.find("constexpr bool WarpSpecialized = true;") != std::string::npos;
-    CHECK(declared);
+    CHECK(declares(r, "constexpr bool WarpSpecialized = true;"));
+    CHECK(declares(r, "constexpr bool TmaA = false, TmaB = true;"));
+  }
+  // A 1x1, stride-1 convolution on channels-last x: both operands by tensor map, one loader
+  // warp; not with stride 2, nor along the pixels of NCHW x (B's map only), nor where a k-tile
+  // would straddle two groups.
+  {
+    ConvCase one = cc;  // 1x1 256 -> 64
+    one.c = 256;
+    one.r = one.s = 1;
+    one.pad = 0;
+    auto plan = make_plan(one);
+    const igemm::Config plain = ConvImplicitGemmSolver::config_for(*plan, sm90(), "wg128x128");
+    const igemm::Config ws = ConvImplicitGemmSolver::config_for(*plan, sm90(), "wg128x128/ws");
+    CHECK(ws.tma_a);
+    CHECK(ws.tma_b);
+    CHECK(ws.threads == plain.threads + 32);
+    CHECK(ws.describe() == plain.describe().replace(plain.describe().find(" A:"), 0, " ws tma:AB"));
+    CHECK(declares(ConvImplicitGemmSolver::request_for(*plan, ws), "constexpr bool TmaA = true, TmaB = true;"));
+    ConvCase strided = one;
+    strided.stride = 2;
+    const igemm::Config s2 = ConvImplicitGemmSolver::config_for(*make_plan(strided), sm90(), "wg128x128/ws");
+    CHECK(s2.warp_specialized);
+    CHECK_FALSE(s2.tma_a);
+    CHECK(s2.tma_b);
+    ConvCase nchw = one;
+    nchw.layout = Layout::nchw;
+    const igemm::Config pixels = ConvImplicitGemmSolver::config_for(*make_plan(nchw), sm90(), "wg128x128/ws");
+    CHECK(pixels.a_loader == igemm::Loader::pixels);
+    CHECK_FALSE(pixels.tma_a);
+    CHECK(pixels.tma_b);
+    ConvCase grouped = one;  // 2 groups of 96 channels: the second k-tile of group 0 would read group 1's
+    grouped.c = 192;
+    grouped.k = 128;
+    grouped.groups = 2;
+    const igemm::Config g = ConvImplicitGemmSolver::config_for(*make_plan(grouped), sm90(), "wg128x128/ws");
+    CHECK(g.warp_specialized);
+    CHECK_FALSE(g.tma_a);
+    CHECK(g.tma_b);
+    grouped.c = 256;  // 2 groups of 128: whole k-tiles
+    CHECK(ConvImplicitGemmSolver::config_for(*make_plan(grouped), sm90(), "wg128x128/ws").tma_a);
+    ConvCase planes = nchw;  // NCHW 1x1 on 7 x 7 planes, C >= 2K: x re-laid out as packed NHWC, then A by map
+    planes.h = planes.w = 7;
+    planes.n = 3;
+    const igemm::Config packed = ConvImplicitGemmSolver::config_for(*make_plan(planes), sm90(), "wg128x128/ws");
+    CHECK(packed.pack_input);
+    CHECK(packed.tma_a);
+    std::string why;
+    const auto problem = ConvImplicitGemmSolver::problem_of(*make_plan(planes), &why);
+    REQUIRE(problem);
+    CHECK(igemm::input_row_stride(*problem, packed) == 256);  // the packed pixels' channels
   }
   // Not where a loader goes through registers (a prologue on a 1x1, which is not re-laid out),
-  // nor persistent, stream-K, one-stage or mma.sync tiles.
+  // nor persistent, stream-K or mma.sync tiles; one-stage ones of a single k-tile, yes.
   ConvCase wide = cc;  // 1x1 256 -> 64: 4 k-tiles
   wide.c = 256;
   wide.r = wide.s = 1;
@@ -449,7 +516,10 @@ TEST_CASE("igemm: warp specialisation: a loader warpgroup and its barriers, only
   ConvCase one = cc;  // 1x1 64 -> 64: one k-tile, one stage
   one.r = one.s = 1;
   one.pad = 0;
-  CHECK_FALSE(ConvImplicitGemmSolver::config_for(*make_plan(one), sm90(), "wg128x128/ws").warp_specialized);
+  const igemm::Config single = ConvImplicitGemmSolver::config_for(*make_plan(one), sm90(), "wg128x128/ws");
+  CHECK(single.tile.stages == 1);
+  CHECK(single.warp_specialized);
+  CHECK(single.tma_a);
 }
 
 TEST_CASE("igemm: stream-K: forced only, the resident blocks, at most one per k-tile") {
@@ -731,10 +801,25 @@ TEST_CASE("igemm: warpgroup (wgmma) tiles: sm_90 only, fp16/bf16, stages, aligne
         CAPTURE(l.c);
         CAPTURE(l.k);
         auto plan = make_plan(reference_layer(t, Layout::nhwc, l.c, l.hw, l.k, l.r));
-        CHECK(std::string(ConvImplicitGemmSolver::config_for(*plan, sm90()).tile.name()) == l.tile);
+        const igemm::Config c = ConvImplicitGemmSolver::config_for(*plan, sm90());
+        CHECK(std::string(c.tile.name()) == l.tile);
+        // Warp-specialised with tensor-map copies where the v12 sweep measured it faster: not
+        // 128x256 on channels-last A; A by map on the 1x1 layers.
+        const bool wide = std::string(l.tile) == "wg128x256";
+        CHECK(c.warp_specialized == !wide);
+        CHECK(c.tma_b == !wide);
+        CHECK(c.tma_a == (!wide && l.r == 1));
         CHECK_FALSE(ConvImplicitGemmSolver::config_for(*plan, sm80()).tile.warpgroup);
+        CHECK_FALSE(ConvImplicitGemmSolver::config_for(*plan, sm80()).warp_specialized);
         auto nchw = make_plan(reference_layer(t, Layout::nchw, l.c, l.hw, l.k, l.r));
-        CHECK(ConvImplicitGemmSolver::config_for(*nchw, sm90()).tile.warpgroup);
+        const igemm::Config cn = ConvImplicitGemmSolver::config_for(*nchw, sm90());
+        CHECK(cn.tile.warpgroup);
+        // NCHW 1x1 along the pixels: 128x256, warp-specialised (the weights by map).
+        if (cn.a_loader == igemm::Loader::pixels) {
+          CHECK(std::string(cn.tile.name()) == "wg128x256");
+          CHECK(cn.warp_specialized);
+          CHECK(cn.tma_b);
+        }
       }
       // Memory-bound 1x1 layers (85 FLOP per byte of least traffic): mma.sync's tiles.
       auto mem = make_plan(reference_layer(t, Layout::nhwc, 256, 56, 128, 1));
