@@ -25,6 +25,9 @@
 //             previous tile is computed, stored to shared memory after it (NCHW 1x1 that
 //             kAsyncPixels cannot take: lanes along the pixels, each value read once; odd C;
 //             NHWC with a prologue, which is applied here).
+//   tensor maps (hfi::TmaA / TmaB, warp-specialised tiles on sm_90): k-tiles of the weights,
+//             and of a 1x1, stride-1, unpadded convolution's channels-last x, moved as whole
+//             boxes by the copy engine (see kTmaA below).
 //   kAsyncPixels (A only, fp16/bf16): NCHW-like x of a 1x1, stride-1, unpadded convolution,
 //             whose GEMM column kk is channel kk's plane: cp.async vectors along the pixels
 //             (hfi::APixelLanes = 8 or 4 values; H*W a multiple of them) into an MN-major A
@@ -50,8 +53,9 @@ constexpr int kThreads = 32 * kWarpsM * kWarpsN;  // the threads that multiply (
 // tensor-map copies): loader threads past the multiplying ones fill the stages, each completing
 // on a "full" mbarrier; the warpgroups that multiply wait on it, issue their wgmmas and free the
 // stage on its "empty" mbarrier. No block-wide barrier per k-tile, and the loads' address
-// arithmetic and issue run in warps of their own. Forced only (<tile>/ws); with cp.async alone
-// it is not faster than the plain loop on the H200 (docs/PERF_NOTES.md v11).
+// arithmetic and issue run in warps of their own. The host turns it on for the heuristic's
+// wgmma tiles where it measured faster, and with <tile>/ws: with cp.async alone it was not
+// faster than the plain loop on the H200 (docs/PERF_NOTES.md v11), with tensor maps 1-20% (v12).
 constexpr bool kWarpSpecialized = hfi::WarpSpecialized;
 // Tensor-map copies (hfi::TmaA / TmaB, warp-specialised tiles only; sm_90): one loader thread
 // moves an operand's whole k-tile with one instruction, the 128-byte swizzle applied by the
@@ -889,8 +893,8 @@ HF_DEVICE void conv_tile(const hf::ConvArgs& args, char* smem, A& a_load, B& b_l
 // The mbarriers lie past the pipeline and the staging (the host adds their 16 bytes a stage).
 constexpr int kBarrierOffset = ((kPipeBytes > kEpiBytes ? kPipeBytes : kEpiBytes) + 7) / 8 * 8;
 // No setmaxnreg hand-over: under the cap of kBlockThreads x MinBlocks the multiplying code fits
-// (wg128x256: 154 of 168 registers, wg192x128: 126 of 128, no spills; ptxas, sm_90a), and the
-// loaders' receptive fields would spill below ~120 registers a thread.
+// (no spills on any warp-specialised set, wg128x256 at 154 registers; ptxas, sm_90a), and the
+// cp.async loaders' receptive fields would spill below ~120 registers a thread.
 static_assert(!kWarpSpecialized || (kWarpgroupMma && hfi::AMode != kGather && hfi::BMode == kAsync16 && !kPersistent &&
                                     !kStreamK && (kStages >= 2 || KT == 1)),
               "warp specialisation: a non-persistent warpgroup tile (pipelined, or one k-tile), asynchronous loaders");

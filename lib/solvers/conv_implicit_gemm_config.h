@@ -85,8 +85,8 @@ struct Config {
   // Stream-K (matrix kernel, forced only): this many blocks (the resident count) split the
   // GEMM's k-tiles evenly instead of taking a tile each, and sum shared tiles through scratch; 0: off.
   int stream_k_blocks = 0;
-  // Warp specialisation (wgmma tiles with cp.async loaders): a warpgroup of loader threads
-  // (`threads` includes them) fills the stages on mbarriers, the tile's warpgroups only multiply.
+  // Warp specialisation (wgmma tiles with asynchronous loaders): loader threads (`threads`
+  // includes them) fill the stages on mbarriers, the tile's warpgroups only multiply.
   bool warp_specialized = false;
   // Warp-specialised tiles on sm_90 only: A's / B's k-tiles moved by tensor-map copies (the
   // invoker encodes hf::ConvArgs::a_map / b_map at launch) instead of 16-byte cp.async.
@@ -114,8 +114,10 @@ std::string why_not(const Problem& problem, const std::string& arch);
 // forced one elsewhere falls back to the heuristic), or a SIMT one: "simt128x128",
 // "simt128x64", "simt64x64"; a "/sk" suffix ("<tile>/sk", or "/sk" for the heuristic's tile)
 // turns stream-K on for a pipelined matrix tile (never chosen automatically: slower on the
-// H200); "/ws" gives a pipelined, non-persistent wgmma tile with cp.async loaders a warpgroup
-// of loader threads (warp specialisation). `warpgroup_mma`: the target has wgmma (has_warpgroup_mma).
+// H200); "/ws" warp-specialises a non-persistent wgmma tile with asynchronous loaders (loader
+// threads of their own, tensor-map copies where they apply), as the heuristic also does for its
+// own wgmma picks where the H200 measured it faster (a forced tile without "/ws" runs without
+// it). `warpgroup_mma`: the target has wgmma (has_warpgroup_mma).
 Config choose_config(const Problem& problem, int sms, const std::string& force_tile = {}, bool warpgroup_mma = false);
 
 // The generated header hf_igemm.h (namespace hfi): dtype, geometry, strides, tile, loaders,
