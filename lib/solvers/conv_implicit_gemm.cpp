@@ -103,7 +103,7 @@ struct TensorMapShape {
 // A: pixels x channels of x (a 1x1, stride-1 convolution on channels-last x); B: output
 // channels x GEMM K of the weights as the GEMM reads them. k-tiles of BK values by BM / BN rows.
 std::pair<TensorMapShape, TensorMapShape> tensor_map_shapes(const igemm::Problem& p, const igemm::Config& c) {
-  const unsigned bk = static_cast<unsigned>(16 * c.tile.k_chunks / p.elem_bytes());
+  const unsigned bk = static_cast<unsigned>(igemm::block_k(p, c.tile.k_chunks));
   const std::uint64_t elem = p.elem_bytes();
   TensorMapShape a, b;
   if (c.tma_a) {

@@ -234,7 +234,7 @@ int resident_blocks(const Candidate& c, const Config& cfg) {
 
 // K-tiles of the matrix kernel's GEMM (BK = k_chunks 16-byte chunks).
 std::int64_t k_tiles(const Problem& p, const Candidate& c) {
-  return ceil_div(p.gemm_k(), c.k_chunks * 16 / static_cast<std::int64_t>(p.elem_bytes()));
+  return ceil_div(p.gemm_k(), block_k(p, c.k_chunks));
 }
 
 Config make_config(const Problem& p, const Candidate& c, int sms) {
@@ -342,7 +342,7 @@ std::int64_t tile_count(const Problem& p, const Candidate& c) {
 // k-tiles. (The SIMT kernel's FMAs dominate its gathers: sweep, fp32 NCHW 1x1, 128x64 223 us
 // vs 128x128 237.)
 double tile_work(const Problem& p, const Candidate& c, const Config& cfg) {
-  const int bk = c.kernel == Kernel::matrix ? static_cast<int>(16 * c.k_chunks / p.elem_bytes()) : 8;
+  const int bk = c.kernel == Kernel::matrix ? block_k(p, c.k_chunks) : 8;
   const double k = static_cast<double>(ceil_div(p.gemm_k(), bk) * bk);
   const bool gathered = c.kernel == Kernel::matrix && cfg.a_loader == Loader::gather;
   return k * (c.bm * c.bn / c.efficiency + (gathered ? kGatherCost * c.bm : 0.0));
@@ -411,8 +411,9 @@ void use_warp_specialization(Config& cfg, const Problem& p, bool tensor_maps) {
 // the weights (and a 1x1's channels-last A) moved by tensor map: 192x128, 128x128 and 256x128
 // 1-20% faster on every layer; 128x256 faster only with A along the pixels (NCHW 1x1, 2-11%),
 // 1-3% slower on channels-last 1x1 layers and up to 27% on 3x3 ones; 64x128 not measured.
+bool is_128x256(const Candidate& c) { return c.bm == 128 && c.bn == 256; }
 bool warp_specialization_pays(const Candidate& c, const Config& cfg) {
-  if (c.bm == 128 && c.bn == 256) return cfg.a_loader == Loader::pixels;
+  if (is_128x256(c)) return cfg.a_loader == Loader::pixels;
   return c.bm >= 128 && c.bn == 128;
 }
 
@@ -430,7 +431,7 @@ const Candidate* cheapest_warpgroup_tile(const Problem& p, int sms) {
     // A copied along the pixels: 128x256, warp-specialised (below), the fastest or within 4% of
     // it on the four such layers of the H200 sweep v12 (fp16 NCHW 1x1 1024->256 14x14: 25.7 us,
     // wg192x128 34.0, which warp specialisation does not fit; 1024->512: 45.5, 128x128 51.2).
-    if (cfg.a_loader == Loader::pixels && !(c.bm == 128 && c.bn == 256)) continue;
+    if (cfg.a_loader == Loader::pixels && !is_128x256(c)) continue;
     const double cost = estimate_waves(p, c, sms);
     if (best == nullptr || cost < best_cost * 0.999) {
       best = &c;
@@ -464,7 +465,7 @@ std::int64_t input_row_stride(const Problem& p, const Config& cfg) {
     return 0;
   }
   const auto& xs = p.x_strides;
-  const std::int64_t bk = 16 * cfg.tile.k_chunks / static_cast<std::int64_t>(p.elem_bytes());
+  const int bk = block_k(p, cfg.tile.k_chunks);
   const std::int64_t pixel = cfg.pack_input ? p.c : xs[3];
   const bool evenly_spaced = cfg.pack_input || (xs[1] == 1 && (p.h == 1 || xs[2] == p.w * pixel) &&
                                                 (p.n == 1 || xs[0] == std::int64_t{p.h} * p.w * pixel));
@@ -472,6 +473,8 @@ std::int64_t input_row_stride(const Problem& p, const Config& cfg) {
                   (p.groups == 1 || (p.c / p.groups) % bk == 0);
   return ok ? pixel : 0;
 }
+
+int block_k(const Problem& p, int k_chunks) { return 16 * k_chunks / static_cast<int>(p.elem_bytes()); }
 
 std::array<std::int64_t, 4> nchw_strides(int n, int c, int h, int w) {
   (void)n;

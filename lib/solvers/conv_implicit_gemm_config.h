@@ -124,6 +124,9 @@ Config choose_config(const Problem& problem, int sms, const std::string& force_t
 // output vectors, index type.
 std::string generate_header(const Problem& problem, const Config& config);
 
+// GEMM K per k-tile of a matrix tile: `k_chunks` 16-byte chunks of the problem's elements.
+int block_k(const Problem& problem, int k_chunks);
+
 // The row strides (elements) of the matrices that Config::tma_a / tma_b's tensor maps cover:
 // x's pixels (as the GEMM reads x) and the weights' output channels; 0 where there is none.
 std::int64_t input_row_stride(const Problem& problem, const Config& config);
