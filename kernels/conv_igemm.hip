@@ -35,7 +35,9 @@
 // Epilogue: the accumulators are staged through shared memory as fp32 (the pipeline buffers
 // are reused), then each thread takes OutVec consecutive outputs along the output's
 // contiguous dimension (channels for NHWC, pixels for NCHW), applies alpha and the fused ops
-// in fp32, rounds once and writes them with one vector store.
+// in fp32, rounds once and writes them with one vector store. With hfi::Stage16 (16-bit y
+// along channels) each thread applies them to its own accumulators instead and stages the
+// rounded 16-bit values, which then go out as whole vectors: half the shared-memory traffic.
 // Grid: a block per output tile; persistent tiles loop over the tiles; stream-K (forced by the
 // host only, hfi::StreamKBlocks) splits the k-tiles of all tiles evenly over the resident
 // blocks (below).
@@ -111,7 +113,9 @@ static_assert(kLookahead >= 1 || kStages == 1, "stages for the lookahead");
 constexpr bool kAlongK = hfi::OutAlongK;
 constexpr int kOutVec = hfi::OutVec;
 constexpr int kStageLd = kAlongK ? BN + 8 : BM + 4;
-constexpr int kEpiBytes = (kAlongK ? BM : BN) * kStageLd * 4;
+constexpr bool kStage16 = hfi::Stage16;
+static_assert(!kStage16 || (kAlongK && sizeof(T) == 2 && kOutVec >= 2), "16-bit staging: 16-bit y along channels");
+constexpr int kEpiBytes = (kAlongK ? BM : BN) * kStageLd * (kStage16 ? 2 : 4);
 // The host sizes the dynamic shared memory as max(kPipeBytes, kEpiBytes), or as their sum for
 // persistent blocks, whose staging must not overlap the next tile's loads (Config::shared_bytes).
 constexpr bool kPersistent = hfi::Persistent;
@@ -666,9 +670,62 @@ HF_DEVICE void sync_math_threads() {
   }
 }
 
+// The epilogue with 16-bit staging (hfi::Stage16): alpha and the fused ops applied to the
+// thread's own accumulators (each piece: two adjacent channels, prepared once, on two rows),
+// the results rounded into [BM][BN + 8] values of T (the pad keeps the 4-byte pair writes
+// conflict-free: rows 8 apart shift by 4 banks), then OutVec of them a vector store.
+HF_DEVICE void store_tile_16bit(const hf::ConvArgs& args, char* smem, const float (&acc)[MI][NI][4], I m0, int n0) {
+  const int tid = static_cast<int>(threadIdx.x);
+  const int lane = tid & 31, warp = tid >> 5;
+  const int group = static_cast<int>(blockIdx.y);
+  const float alpha = args.alpha;
+  T* stage = reinterpret_cast<T*>(smem + kEpiOffset);
+  const int g = lane >> 2, t = lane & 3;
+#pragma unroll
+  for (int ni = 0; ni < NI; ++ni) {
+    const int col = acc_col(warp, ni) + 2 * t;
+    if (n0 + col >= kNg) continue;  // Ng % OutVec == 0 and OutVec >= 2: both channels in or out
+    const int k = group * kNg + n0 + col;
+    const EpilogueChannel ch0 = epilogue_channel(k, args.chain), ch1 = epilogue_channel(k + 1, args.chain);
+#pragma unroll
+    for (int mi = 0; mi < MI; ++mi) {
+#pragma unroll
+      for (int h8 = 0; h8 < 2; ++h8) {  // the piece's rows g and g + 8
+        const int row = acc_row(warp, mi) + g + 8 * h8;
+        const I m = m0 + row;
+        if (m >= kM) continue;
+        const Pixel px = decode_m(m);  // unused, and so not computed, by per-channel chains
+        const I off = y_offset(px.n, k, px.p, px.q);
+        Vec<T, 2> pair;
+        pair.v[0] = hf::from_float<T>(
+            epilogue_value(acc[mi][ni][2 * h8], alpha, ch0, px.n, k, px.p, px.q, off, args.chain));
+        pair.v[1] = hf::from_float<T>(
+            epilogue_value(acc[mi][ni][2 * h8 + 1], alpha, ch1, px.n, k + 1, px.p, px.q, off + kYsK, args.chain));
+        *reinterpret_cast<Vec<T, 2>*>(stage + row * kStageLd + col) = pair;
+      }
+    }
+  }
+  sync_math_threads();
+  T* HF_RESTRICT y = static_cast<T*>(args.y);
+  constexpr int kPerRow = BN / kOutVec;
+  for (int it = tid; it < BM * kPerRow; it += kThreads) {
+    const int row = it / kPerRow, cv = it % kPerRow;
+    const I m = m0 + row;
+    const int n = n0 + cv * kOutVec;
+    if (m >= kM || n >= kNg) continue;
+    const Pixel px = decode_m(m);
+    *reinterpret_cast<Vec<T, kOutVec>*>(y + y_offset(px.n, group * kNg + n, px.p, px.q)) =
+        *reinterpret_cast<const Vec<T, kOutVec>*>(stage + row * kStageLd + cv * kOutVec);
+  }
+}
+
 // The epilogue of the tile at (m0, n0), run by the threads that multiply, the pipeline's
 // shared memory idle (persistent blocks: the staging past it).
 HF_DEVICE void store_tile(const hf::ConvArgs& args, char* smem, const float (&acc)[MI][NI][4], I m0, int n0) {
+  if constexpr (kStage16) {
+    store_tile_16bit(args, smem, acc, m0, n0);
+    return;
+  }
   const int tid = static_cast<int>(threadIdx.x);
   const int lane = tid & 31, warp = tid >> 5;
   const int group = static_cast<int>(blockIdx.y);

@@ -237,7 +237,9 @@ std::int64_t k_tiles(const Problem& p, const Candidate& c) {
   return ceil_div(p.gemm_k(), block_k(p, c.k_chunks));
 }
 
-Config make_config(const Problem& p, const Candidate& c, int sms) {
+// `stage_16bit`: Config::stage_16bit, which halves the epilogue's staging (the caller checks
+// that it applies: stage_16bit_fits).
+Config make_config(const Problem& p, const Candidate& c, int sms, bool stage_16bit = false) {
   Config cfg;
   cfg.kernel = c.kernel;
   cfg.tile = {c.bm, c.bn, c.warps_m, c.warps_n, c.stages, c.min_blocks, c.k_chunks, c.persistent, c.warpgroup};
@@ -313,7 +315,9 @@ Config make_config(const Problem& p, const Candidate& c, int sms) {
   cfg.threads = matrix ? 32 * c.warps_m * c.warps_n : (c.bm / 8) * (c.bn / 8);
   if (matrix) {
     const int pipe = cfg.tile.stages * (c.bm + c.bn) * 16 * c.k_chunks;
-    const int epi = cfg.out_along_k ? c.bm * (c.bn + 8) * 4 : c.bn * (c.bm + 4) * 4;
+    cfg.stage_16bit = stage_16bit;
+    const int staged_bytes = stage_16bit ? 2 : 4;
+    const int epi = cfg.out_along_k ? c.bm * (c.bn + 8) * staged_bytes : c.bn * (c.bm + 4) * 4;
     cfg.shared_bytes = c.persistent ? pipe + epi : std::max(pipe, epi);
     if (c.warpgroup) cfg.shared_bytes += 1024;  // slack to align the stages to 1024 bytes (wgmma swizzle)
     if (c.fit_blocks) cfg.tile.min_blocks = resident_blocks(c, cfg);
@@ -404,6 +408,13 @@ void use_warp_specialization(Config& cfg, const Problem& p, bool tensor_maps) {
   cfg.tma_a = cfg.tma_b && input_row_stride(p, cfg) > 0;
   cfg.threads += cfg.tma_a ? 32 : kLoaderThreads;
   cfg.shared_bytes += 16 * cfg.tile.stages + 8;
+}
+
+// Whether `cfg`'s epilogue can stage 16-bit values (Config::stage_16bit): a matrix tile whose
+// y is fp16 / bf16, stored in vectors along the channels (so the channel count is even and a
+// thread's accumulator pairs, two adjacent channels, stay together).
+bool stage_16bit_fits(const Problem& p, const Config& cfg) {
+  return cfg.kernel == Kernel::matrix && p.elem != Elem::f32 && cfg.out_along_k && cfg.out_vec >= 2;
 }
 
 // Whether the heuristic's wgmma tile `c` runs warp-specialised (it must fit too): as the H200
@@ -530,6 +541,7 @@ std::string Config::describe() const {
     if (tile.warpgroup) s += " wgmma";
     if (stream_k_blocks > 0) s += " stream-k" + std::to_string(stream_k_blocks);
     if (warp_specialized) s += tma_a ? " ws tma:AB" : tma_b ? " ws tma:B" : " ws";
+    if (stage_16bit) s += " s16";
   }
   const auto loader = [](Loader l, int lanes) {
     if (l == Loader::pixels) return "pixels" + std::to_string(lanes);
@@ -587,10 +599,12 @@ const Candidate* find_tile(const std::string& name, bool matrix, bool warpgroup 
 
 Config choose_config(const Problem& p, int sms, const std::string& force_tile_and_mode, bool warpgroup_mma) {
   if (sms <= 0) sms = kDefaultMultiprocessors;
-  // "<tile>/sk": that tile (or the heuristic's, for "/sk") with stream-K; "/ws": warp-specialised.
+  // "<tile>/sk": that tile (or the heuristic's, for "/sk") with stream-K; "/ws": warp-specialised;
+  // "/s16": 16-bit epilogue staging; several modes joined by '+'.
   const std::size_t slash = force_tile_and_mode.find('/');
   const std::string force_tile = force_tile_and_mode.substr(0, slash);
   const std::string mode = slash == std::string::npos ? "" : force_tile_and_mode.substr(slash + 1);
+  const auto has_mode = [&](const char* m) { return ("+" + mode + "+").find("+" + std::string(m) + "+") != std::string::npos; };
   const bool matrix = uses_matrix_units(p);
   const bool warpgroup = warpgroup_mma && p.elem != Elem::f32;  // wgmma tiles: fp16 / bf16
   std::vector<const Candidate*> pool;
@@ -656,8 +670,9 @@ Config choose_config(const Problem& p, int sms, const std::string& force_tile_an
     }
   }
   Config cfg = make_config(p, *best, sms);
-  if (mode == "sk" && stream_k_fits(cfg, *best)) use_stream_k(cfg, p, *best, sms);
-  const bool ws = mode == "ws" || (warpgroup_pick && warp_specialization_pays(*best, cfg));
+  if (has_mode("s16") && stage_16bit_fits(p, cfg)) cfg = make_config(p, *best, sms, true);
+  if (has_mode("sk") && stream_k_fits(cfg, *best)) use_stream_k(cfg, p, *best, sms);
+  const bool ws = has_mode("ws") || (warpgroup_pick && warp_specialization_pays(*best, cfg));
   if (ws && warp_specialization_fits(cfg, *best)) use_warp_specialization(cfg, p, warpgroup);
   return cfg;
 }
@@ -678,6 +693,7 @@ std::string generate_header(const Problem& p, const Config& c) {
   s += "constexpr int APixelLanes = " + std::to_string(c.a_pixel_lanes) + ";  // AMode 2: values per copy\n";
   s += "constexpr bool OutAlongK = " + b(c.out_along_k) + ";\n";
   s += "constexpr int OutVec = " + std::to_string(c.out_vec) + ";\n";
+  s += "constexpr bool Stage16 = " + b(c.stage_16bit) + ";  // epilogue: fused ops in registers, 16-bit staging\n";
   s += "constexpr int PackTileChannels = " + std::to_string(std::max(c.pack_tile_channels, 8)) +
        ";  // hf_igemm_pack_input's tile\n";
   s += "constexpr long long StreamKBlocks = " + std::to_string(c.stream_k_blocks) + ";  // 0: a block per tile\n";

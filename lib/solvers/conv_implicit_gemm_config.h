@@ -77,6 +77,10 @@ struct Config {
   int pack_tile_channels = 0;  // pack_input's tile: channels (up to 64) x 4096 / that many pixels
   bool out_along_k = true;  // y stored in vectors along channels (else along pixels)
   int out_vec = 1;          // elements per output store
+  // Matrix tiles with 16-bit y stored along channels (forced only, "<tile>/s16"): the fused
+  // ops applied to each thread's own accumulators, the results staged as 16-bit values
+  // instead of fp32 (half the epilogue's shared-memory traffic and staging).
+  bool stage_16bit = false;
   bool index64 = false;     // some tensor spans >= 2^31 elements
   int threads = 0;
   int shared_bytes = 0;     // dynamic shared memory per block
@@ -117,7 +121,9 @@ std::string why_not(const Problem& problem, const std::string& arch);
 // H200); "/ws" warp-specialises a non-persistent wgmma tile with asynchronous loaders (loader
 // threads of their own, tensor-map copies where they apply), as the heuristic also does for its
 // own wgmma picks where the H200 measured it faster (a forced tile without "/ws" runs without
-// it). `warpgroup_mma`: the target has wgmma (has_warpgroup_mma).
+// it); "/s16" stages a 16-bit output along channels as 16-bit values, the fused ops applied in
+// registers (Config::stage_16bit). Modes combine with '+': "wg128x128/ws+s16".
+// `warpgroup_mma`: the target has wgmma (has_warpgroup_mma).
 Config choose_config(const Problem& problem, int sms, const std::string& force_tile = {}, bool warpgroup_mma = false);
 
 // The generated header hf_igemm.h (namespace hfi): dtype, geometry, strides, tile, loaders,

@@ -549,6 +549,43 @@ TEST_CASE("igemm: warp-specialised wgmma tiles: edges, many rounds of the stages
   }
 }
 
+// 16-bit epilogue staging (forced "/s16": the fused ops on each thread's accumulators, 16-bit
+// values staged): the edge cases (NCHW y and odd K run without it), then channels-last layers
+// where persistent blocks walk several tiles (the staging past the pipeline), M and N off the
+// tile, 2 groups, and every chain, position-dependent steps (residual) included.
+TEST_CASE("igemm: 16-bit epilogue staging: edges, persistent tiles, every chain") {
+  std::vector<const char*> tiles = {"128x64k64p/s16", "64x64k64p/s16", "128x128/s16", "128x64/s16"};
+  if (igemm::has_warpgroup_mma(device_target().arch)) {
+    for (const char* t : {"wg128x128/s16", "wg128x128p/s16", "wg192x128/ws+s16", "wg128x256/ws+s16"}) tiles.push_back(t);
+  }
+  run_tiles_on_edges(tiles, false, 1500);
+  struct Case {
+    DataType type;
+    Shape shape;
+    Epi epi;
+  };
+  const Case cases[] = {
+      {DataType::half, {8, 64, 28, 28, 256, 1, 1, 0, 1}, Epi::bias_relu},            // M 6272: many tiles a block
+      {DataType::bfloat16, {8, 64, 28, 28, 256, 1, 1, 0, 1}, Epi::cbna},
+      {DataType::half, {3, 128, 13, 11, 200, 1, 1, 0, 1}, Epi::bn_act_residual},     // M 429, N 200
+      {DataType::bfloat16, {2, 136, 9, 10, 144, 3, 3, 1, 1, 1, 2}, Epi::bias_relu},  // 2 groups of 68 -> 72
+  };
+  std::uint64_t seed = 1600;
+  for (const char* tile : tiles) {
+    for (const Case& c : cases) {
+      IgemmRun run(c.type, Lay::nhwc, c.shape, c.epi, false, seed++);
+      const igemm::Config config = run.config(tile);
+      CAPTURE(config.describe());
+      CHECK(config.stage_16bit);
+      auto invoker = run.build(config);
+      run.poison();
+      HF_REQUIRE_HIP(run.launch(*invoker));
+      HF_REQUIRE_HIP(hipDeviceSynchronize());
+      run.check(false);
+    }
+  }
+}
+
 // NCHW 1x1 layers whose A is copied along the pixels (cp.async of 8 or 4 values into an
 // MN-major tile: wgmma's transposed A, ldmatrix.trans for mma.sync), on every tile kind:
 // H*W = 144 and 72 (16-byte copies), 100 and 36 (8-byte copies, so a chunk's second half
@@ -771,8 +808,9 @@ TEST_CASE("igemm: tile sweep of the wgmma tiles on the ResNet-50 wgmma layers" *
       {"1x1 2048->512 7x7", DataType::half, {64, 2048, 7, 7, 512, 1, 1, 0, 1}, 0},
       {"3x3 512->512 7x7", DataType::half, {64, 512, 7, 7, 512, 3, 3, 1, 1}, 0},
   };
-  sweep_tiles(layers, {"wg192x128", "wg192x128/ws", "wg128x256", "wg128x256/ws", "wg128x128", "wg128x128/ws",
-                       "wg256x128", "wg256x128/ws", "wg64x128"});  // /ws: warp-specialised
+  sweep_tiles(layers, {"wg192x128", "wg192x128/ws", "wg192x128/ws+s16", "wg128x256", "wg128x256/ws", "wg128x128",
+                       "wg128x128/ws", "wg128x128/ws+s16", "wg256x128", "wg256x128/ws", "wg64x128"});
+  // /ws: warp-specialised; +s16: 16-bit epilogue staging (channels-last y)
 }
 
 // Not part of the regular suite: the memory-bound ResNet-50 1x1 layers (batch 64, GEMM K <= 512)
@@ -789,8 +827,10 @@ TEST_CASE("igemm: tile sweep on the memory-bound 1x1 layers" * doctest::skip()) 
       {"1x1 128->512 28x28", DataType::half, {64, 128, 28, 28, 512, 1, 1, 0, 1}, 26.3},
       {"1x1 512->128 28x28", DataType::half, {64, 512, 28, 28, 128, 1, 1, 0, 1}, 24.4},
   };
-  sweep_tiles(layers, {"128x64k64p", "128x64", "wg64x128p", "wg128x64p", "wg128x128p", "64x64k64p", "wg128x64/ws",
-                       "wg64x128/ws", "wg128x128/ws", "wg128x256/ws"});  // /ws: warp-specialised, tensor maps on NHWC
+  sweep_tiles(layers, {"128x64k64p", "128x64k64p/s16", "128x64", "wg64x128p", "wg128x64p", "wg128x128p",
+                       "wg128x128p/s16", "64x64k64p", "64x64k64p/s16", "wg128x64/ws", "wg64x128/ws", "wg128x128/ws",
+                       "wg128x256/ws"});
+  // /ws: warp-specialised, tensor maps on NHWC; /s16: 16-bit epilogue staging (NHWC; NCHW runs it plain)
   std::vector<Layer> one_k_tile;
   for (const Layer& l : layers) {
     if (l.shape.c * l.shape.r * l.shape.s == 64) one_k_tile.push_back(l);

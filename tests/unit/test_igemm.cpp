@@ -351,6 +351,10 @@ TEST_CASE("igemm: every tile x data type x layout compiles for sm_90 with hipRTC
       {DataType::half, false, {"wg128x128/ws", "wg128x64/ws", "wg64x128/ws", "wg128x256/ws", "wg256x128/ws", "wg192x128/ws"},
        false, true},
       {DataType::bfloat16, false, {"wg128x128/ws", "wg192x128/ws"}, false, true},
+      // 16-bit epilogue staging (channels-last y only: plain elsewhere)
+      {DataType::half, false, {"128x64k64p/s16", "64x64k64p/s16", "128x128/s16", "128x64/s16", "wg128x128/s16",
+                               "wg128x128p/s16", "wg192x128/ws+s16", "wg128x256/ws+s16"}},
+      {DataType::bfloat16, false, {"128x64k64p/s16", "wg128x128/ws+s16"}, false, true},
   };
   int compiled = 0;
   for (const Variant& v : variants) {
@@ -399,6 +403,9 @@ TEST_CASE("igemm: every tile x data type x layout compiles for sm_90 with hipRTC
         const std::string name = tile;
         CHECK(std::string(config.tile.name()) == name.substr(0, name.find('/')));
         CHECK((config.stream_k_blocks > 0) == (name.find("/sk") != std::string::npos));
+        CHECK(config.stage_16bit ==
+              (name.find("s16") != std::string::npos && config.out_along_k && config.out_vec >= 2));
+        if (name.find("s16") != std::string::npos && layout == Layout::nhwc && cc.k % 8 == 0) CHECK(config.stage_16bit);
         CHECK(config.warp_specialized == (name.find("/ws") != std::string::npos &&
                                           config.a_loader != igemm::Loader::gather &&
                                           config.b_loader == igemm::Loader::async16));
@@ -520,6 +527,62 @@ TEST_CASE("igemm: warp specialisation: a loader warpgroup and its barriers, only
   CHECK(single.tile.stages == 1);
   CHECK(single.warp_specialized);
   CHECK(single.tma_a);
+}
+
+TEST_CASE("igemm: 16-bit epilogue staging: forced only, 16-bit y along channels, half the staging") {
+  const auto declares = [](const rt::KernelRequest& r, const std::string& line) {
+    bool found = false;
+    for (const auto& h : r.generated_headers) found |= h.text.find(line) != std::string::npos;
+    return found;
+  };
+  ConvCase one;  // 1x1 64 -> 256 56x56: the memory-bound layer whose epilogue staging was profiled
+  one.n = 8;
+  one.h = one.w = 56;
+  one.k = 256;
+  one.r = one.s = 1;
+  one.pad = 0;
+  for (const char* tile : {"128x64k64p", "64x64k64p", "128x128", "wg128x128", "wg128x128p"}) {
+    CAPTURE(tile);
+    auto plan = make_plan(one);
+    const igemm::Config plain = ConvImplicitGemmSolver::config_for(*plan, sm90(), tile);
+    const igemm::Config s16 = ConvImplicitGemmSolver::config_for(*plan, sm90(), std::string(tile) + "/s16");
+    CHECK_FALSE(plain.stage_16bit);
+    REQUIRE(s16.stage_16bit);
+    CHECK(s16.tile.name() == plain.tile.name());
+    CHECK(s16.describe() == plain.describe().replace(plain.describe().find(" A:"), 0, " s16"));
+    // [BM][BN + 8] staged values of 2 bytes instead of 4: persistent tiles add the staging to
+    // the pipeline, the others overlap the two.
+    const int bm = s16.tile.bm, bn = s16.tile.bn;
+    const int pipe = s16.tile.stages * (bm + bn) * 16 * s16.tile.k_chunks + (s16.tile.warpgroup ? 1024 : 0);
+    if (s16.tile.persistent) {
+      CHECK(s16.shared_bytes == pipe + bm * (bn + 8) * 2);
+      CHECK(plain.shared_bytes - s16.shared_bytes == bm * (bn + 8) * 2);
+    } else {
+      CHECK(s16.shared_bytes <= plain.shared_bytes);
+    }
+    CHECK(declares(ConvImplicitGemmSolver::request_for(*plan, s16), "constexpr bool Stage16 = true;"));
+    CHECK(declares(ConvImplicitGemmSolver::request_for(*plan, plain), "constexpr bool Stage16 = false;"));
+  }
+  // Combined with warp specialisation; on the heuristic's own tile ("/s16").
+  auto plan = make_plan(one);
+  const igemm::Config both = ConvImplicitGemmSolver::config_for(*plan, sm90(), "wg128x128/ws+s16");
+  CHECK(both.warp_specialized);
+  CHECK(both.stage_16bit);
+  const igemm::Config heuristic = ConvImplicitGemmSolver::config_for(*plan, sm90(), "");
+  const igemm::Config heuristic_s16 = ConvImplicitGemmSolver::config_for(*plan, sm90(), "/s16");
+  CHECK_FALSE(heuristic.stage_16bit);
+  CHECK(heuristic_s16.stage_16bit);
+  CHECK(heuristic_s16.tile.name() == heuristic.tile.name());
+  // Not where y runs along the pixels (NCHW), nor for fp32 (tf32) data.
+  ConvCase nchw = one;
+  nchw.layout = Layout::nchw;
+  const igemm::Config along_m = ConvImplicitGemmSolver::config_for(*make_plan(nchw), sm90(), "128x64k64p/s16");
+  CHECK_FALSE(along_m.out_along_k);
+  CHECK_FALSE(along_m.stage_16bit);
+  ConvCase fp32 = one;
+  fp32.type = DataType::float32;
+  fp32.tf32 = true;
+  CHECK_FALSE(ConvImplicitGemmSolver::config_for(*make_plan(fp32), sm90(), "128x64k64p/s16").stage_16bit);
 }
 
 TEST_CASE("igemm: stream-K: forced only, the resident blocks, at most one per k-tile") {
@@ -699,7 +762,9 @@ TEST_CASE("igemm: write the generated headers of the reference layers" * doctest
                          "wg64x128p",  "wg128x64p",    "wg128x128p", "wg128x256p", "64x64k64p",
                          // warp-specialised (a loader warpgroup): where the loaders are all cp.async
                          "wg128x128/ws", "wg128x64/ws", "wg64x128/ws", "wg128x256/ws", "wg256x128/ws",
-                         "wg192x128/ws"};
+                         "wg192x128/ws",
+                         // 16-bit epilogue staging: where y is 16-bit along channels
+                         "128x64k64p/s16", "64x64k64p/s16", "wg128x128p/s16", "wg128x128/ws+s16", "wg192x128/ws+s16"};
   // 1x1 256->128: a memory-bound layer of several k-tiles; 1x1 1024->256 14x14: NCHW's A
   // copied 4 pixels at a time (H*W = 196); 1x1 2048->512 7x7: NCHW's A gathered (H*W = 49).
   struct Layer {
@@ -718,6 +783,7 @@ TEST_CASE("igemm: write the generated headers of the reference layers" * doctest
           const std::string name(tile), tile_name = name.substr(0, name.find('/'));
           if (config.tile.name() != tile_name) continue;  // does not fit (wg128x256p past one k-tile)
           if ((name.find("/ws") != std::string::npos) != config.warp_specialized) continue;  // a gathered loader
+          if ((name.find("s16") != std::string::npos) != config.stage_16bit) continue;  // y along the pixels
           const rt::KernelRequest r = ConvImplicitGemmSolver::request_for(*plan, config);
           std::string set = std::string(name_of(t)) + "-" + (layout == Layout::nhwc ? "nhwc" : "nchw") + "-" + l.name +
                             "-" + name;
