@@ -96,6 +96,13 @@ Target sm80() {
 
 const ConvImplicitGemmSolver solver;
 
+// Whether one of the request's generated headers holds `line`.
+bool declares(const rt::KernelRequest& r, const std::string& line) {
+  bool found = false;
+  for (const auto& h : r.generated_headers) found |= h.text.find(line) != std::string::npos;
+  return found;
+}
+
 }  // namespace
 
 TEST_CASE("igemm: applies to 2-D fp16/bf16/fp32 convolutions with pointwise chains, with reasons otherwise") {
@@ -434,11 +441,6 @@ TEST_CASE("igemm: warp specialisation: a loader warpgroup and its barriers, only
   ConvCase cc;  // 3x3 64 -> 64: 9 k-tiles of 64
   cc.n = 64;
   cc.h = cc.w = 56;
-  const auto declares = [](const rt::KernelRequest& r, const std::string& line) {
-    bool found = false;
-    for (const auto& h : r.generated_headers) found |= h.text.find(line) != std::string::npos;
-    return found;
-  };
   for (const char* tile : {"wg128x128", "wg192x128", "wg128x256"}) {
     CAPTURE(tile);
     auto plan = make_plan(cc);
@@ -530,11 +532,6 @@ TEST_CASE("igemm: warp specialisation: a loader warpgroup and its barriers, only
 }
 
 TEST_CASE("igemm: 16-bit epilogue staging: forced only, 16-bit y along channels, half the staging") {
-  const auto declares = [](const rt::KernelRequest& r, const std::string& line) {
-    bool found = false;
-    for (const auto& h : r.generated_headers) found |= h.text.find(line) != std::string::npos;
-    return found;
-  };
   ConvCase one;  // 1x1 64 -> 256 56x56: the memory-bound layer whose epilogue staging was profiled
   one.n = 8;
   one.h = one.w = 56;
