@@ -76,6 +76,14 @@ constexpr const char* kMemoryBoundTileGathered = "128x64";
 // and 72.6 against 76.5 (1x1 64->256 56x56), but loses at N = 64 (64->64: 33.3 against 28.0).
 constexpr const char* kMemoryBoundTileAsyncLongK = "128x64";
 constexpr const char* kMemoryBoundTileGatheredWgmma = "wg128x128p";
+// With 16-bit epilogue staging (Config::stage_16bit, the default where it fits) the persistent
+// 2-warpgroup wgmma tile takes over the channels-last layers of N >= 128 below the wgmma
+// intensity, up to GEMM K 512: its staging halves to 35 KB, so 2 blocks share an SM. H200
+// sweep v13 (docs/PERF_NOTES.md, fp16 NHWC, us): 1x1 64->256 56x56 51.5 against 128x64k64p's
+// 56.8 (both 16-bit staged); 128->512 28x28 41.8 against 128x64's 48.2; 256->128 56x56 60.8
+// against 64x64k64p's 62.5; 512->128 28x28 29.0 against 64x128 warp-specialised's 31.1.
+constexpr const char* kMemoryBoundTileStaged16 = "wg128x128p";
+constexpr std::int64_t kMemoryBoundStaged16MaxK = 512;
 // The automatic choice's BK = 64 substitutes, {picked, substitute}, where the H200 sweep
 // measured the substitute faster (fp16, us): 256x64 -> 128x64k64 on 3x3 64->64 56x56 (NHWC
 // 62.5 -> 60.6, NCHW 98.9 -> 98.0); 128x64 -> 128x64k64 on 3x3 256->256 14x14 (NHWC 56.4 ->
@@ -629,13 +637,18 @@ Config choose_config(const Problem& p, int sms, const std::string& force_tile_an
       if (wg != nullptr && !heavy_register_gather(p, *wg, make_config(p, *wg, sms))) best = wg;
     }
   }
+  const bool compute_bound = p.flops() >= kWarpgroupMinIntensity * p.min_bytes();
+  if (force_tile.empty() && warpgroup && p.gemm_n() >= 128 && p.gemm_k() <= kMemoryBoundStaged16MaxK && !compute_bound) {
+    const Candidate* wg = find_tile(kMemoryBoundTileStaged16, true, true);
+    const Config wg_cfg = wg != nullptr ? make_config(p, *wg, sms) : Config{};
+    if (wg != nullptr && wg_cfg.a_loader == Loader::async16 && !wg_cfg.pack_input && stage_16bit_fits(p, wg_cfg)) best = wg;
+  }
   const bool memory_bound_pick = force_tile.empty() && best != nullptr;  // as measured: no promotion
   if (!force_tile.empty()) best = find_tile(force_tile, matrix, warpgroup);
   // Hopper, fp16/bf16, compute-bound (kWarpgroupMinIntensity) and wide enough (kWarpgroupMinN):
   // the wgmma tile with the least estimated time over whole waves.
   bool warpgroup_pick = false;
-  if (best == nullptr && force_tile.empty() && warpgroup && p.gemm_n() >= kWarpgroupMinN &&
-      p.flops() >= kWarpgroupMinIntensity * p.min_bytes()) {
+  if (best == nullptr && force_tile.empty() && warpgroup && p.gemm_n() >= kWarpgroupMinN && compute_bound) {
     best = cheapest_warpgroup_tile(p, sms);
     warpgroup_pick = best != nullptr && mode.empty();
   }
@@ -670,7 +683,10 @@ Config choose_config(const Problem& p, int sms, const std::string& force_tile_an
     }
   }
   Config cfg = make_config(p, *best, sms);
-  if (has_mode("s16") && stage_16bit_fits(p, cfg)) cfg = make_config(p, *best, sms, true);
+  // 16-bit staging: forced with "/s16", and the heuristic's choice wherever it fits. H200 sweep
+  // v13 (docs/PERF_NOTES.md): 0-45% faster on every channels-last fp16 layer measured, never slower
+  // (the warp-specialised wgmma tiles 3-20%, the persistent mma.sync ones 0-11%).
+  if ((has_mode("s16") || force_tile.empty()) && stage_16bit_fits(p, cfg)) cfg = make_config(p, *best, sms, true);
   if (has_mode("sk") && stream_k_fits(cfg, *best)) use_stream_k(cfg, p, *best, sms);
   const bool ws = has_mode("ws") || (warpgroup_pick && warp_specialization_pays(*best, cfg));
   if (ws && warp_specialization_fits(cfg, *best)) use_warp_specialization(cfg, p, warpgroup);

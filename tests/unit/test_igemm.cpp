@@ -188,8 +188,9 @@ TEST_CASE("igemm: the tile heuristic on the reference layers") {
     const char* sm80_tile;  // without wgmma (both layouts, where it differs from sm_90's)
   } layers[] = {
       // memory-bound: stores overlapping the next tile's loads (cp.async A: along C for NHWC,
-      // along the pixels for NCHW), without wgmma the most resident blocks
-      {DataType::half, 64, 56, 256, 1, "128x64k64p", "128x64k64p", nullptr},
+      // along the pixels for NCHW); NHWC's 16-bit staged y fits 2 blocks of the persistent
+      // wgmma tile per SM; without wgmma the most resident blocks
+      {DataType::half, 64, 56, 256, 1, "wg128x128p", "128x64k64p", "128x64k64p"},
       // compute-bound: mma.sync for 64 output channels, wgmma on sm_90 from 128 on; NCHW: x
       // re-laid out first, then as NHWC
       {DataType::half, 64, 56, 64, 3, "128x64k64", "128x64k64", "128x64k64"},
@@ -531,7 +532,7 @@ TEST_CASE("igemm: warp specialisation: a loader warpgroup and its barriers, only
   CHECK(single.tma_a);
 }
 
-TEST_CASE("igemm: 16-bit epilogue staging: forced only, 16-bit y along channels, half the staging") {
+TEST_CASE("igemm: 16-bit epilogue staging: the heuristic's tiles and /s16, 16-bit y along channels, half the staging") {
   ConvCase one;  // 1x1 64 -> 256 56x56: the memory-bound layer whose epilogue staging was profiled
   one.n = 8;
   one.h = one.w = 56;
@@ -560,14 +561,15 @@ TEST_CASE("igemm: 16-bit epilogue staging: forced only, 16-bit y along channels,
     CHECK(declares(ConvImplicitGemmSolver::request_for(*plan, s16), "constexpr bool Stage16 = true;"));
     CHECK(declares(ConvImplicitGemmSolver::request_for(*plan, plain), "constexpr bool Stage16 = false;"));
   }
-  // Combined with warp specialisation; on the heuristic's own tile ("/s16").
+  // Combined with warp specialisation; on the heuristic's own tile, by default or with "/s16"
+  // (a forced tile without the mode stays plain, above: the sweeps compare the two).
   auto plan = make_plan(one);
   const igemm::Config both = ConvImplicitGemmSolver::config_for(*plan, sm90(), "wg128x128/ws+s16");
   CHECK(both.warp_specialized);
   CHECK(both.stage_16bit);
   const igemm::Config heuristic = ConvImplicitGemmSolver::config_for(*plan, sm90(), "");
   const igemm::Config heuristic_s16 = ConvImplicitGemmSolver::config_for(*plan, sm90(), "/s16");
-  CHECK_FALSE(heuristic.stage_16bit);
+  CHECK(heuristic.stage_16bit);
   CHECK(heuristic_s16.stage_16bit);
   CHECK(heuristic_s16.tile.name() == heuristic.tile.name());
   // Not where y runs along the pixels (NCHW), nor for fp32 (tf32) data.
@@ -659,7 +661,10 @@ TEST_CASE("igemm: BK 64 tiles: shared memory, stages cut to the k-tiles, sweep-o
     // (kPromote and the memory-bound tile in conv_implicit_gemm_config.cpp).
     CHECK(std::string(ConvImplicitGemmSolver::config_for(*make_plan(cc), sm80()).tile.name()) == "128x64k64");
     CHECK(std::string(ConvImplicitGemmSolver::config_for(*make_plan(one), sm80()).tile.name()) == "128x64k64p");
-    CHECK(std::string(ConvImplicitGemmSolver::config_for(*make_plan(one), sm90()).tile.name()) == "128x64k64p");
+    // On sm_90 channels-last, the persistent wgmma tile with 16-bit staging (kMemoryBoundTileStaged16).
+    const igemm::Config c90 = ConvImplicitGemmSolver::config_for(*make_plan(one), sm90());
+    CHECK(std::string(c90.tile.name()) == (cc.layout == Layout::nhwc ? "wg128x128p" : "128x64k64p"));
+    CHECK(c90.stage_16bit == (cc.layout == Layout::nhwc));
   }
   SUBCASE("the persistent tile: staging apart from the pipeline, about the resident blocks") {
     ConvCase one;  // 1x1 64 -> 256, 56x56, batch 64: 6272 tiles of 128x64
@@ -702,9 +707,9 @@ TEST_CASE("igemm: BK 64 tiles: shared memory, stages cut to the k-tiles, sweep-o
 
 TEST_CASE("igemm: persistent sweep tiles: staging apart from the pipeline, resident blocks") {
   // The memory-bound 1x1 layers of the sweep (batch 64, fp16); {tile, blocks per SM for GEMM
-  // K 64 (one k-tile, one stage), for longer K (0: does not fit)}. The automatic choice takes
-  // only wg128x128p, only for a gathered A (NCHW) with N >= 128 and GEMM K <= 128, which none
-  // of these layers has: their NCHW A is copied along the pixels, as NHWC's along C.
+  // K 64 (one k-tile, one stage), for longer K (0: does not fit)}, all with fp32 staging (the
+  // forced tiles' default). The automatic choice takes none of them on NCHW, whose A is copied
+  // along the pixels, and on NHWC wg128x128p (16-bit staged) where N >= 128.
   struct Layer {
     int c, hw, k;
   } layers[] = {{64, 56, 256}, {256, 56, 64}, {64, 56, 64}, {256, 56, 128}, {128, 28, 512}, {512, 28, 128}};
@@ -720,9 +725,10 @@ TEST_CASE("igemm: persistent sweep tiles: staging apart from the pipeline, resid
       CAPTURE(l.k);
       auto plan = make_plan(reference_layer(DataType::half, layout, l.c, l.hw, l.k, 1));
       const std::string automatic = ConvImplicitGemmSolver::config_for(*plan, sm90()).tile.name();
+      CHECK((automatic == "wg128x128p") == (layout == Layout::nhwc && l.k >= 128));
       for (const Expect& e : expect) {
         CAPTURE(e.tile);
-        CHECK(automatic != e.tile);
+        if (std::string(e.tile) != "wg128x128p") CHECK(automatic != e.tile);
         const igemm::Config c = ConvImplicitGemmSolver::config_for(*plan, sm90(), e.tile);
         CAPTURE(c.describe());
         const int blocks = l.c == 64 ? e.blocks_k64 : e.blocks_longer;
@@ -884,28 +890,30 @@ TEST_CASE("igemm: warpgroup (wgmma) tiles: sm_90 only, fp16/bf16, stages, aligne
           CHECK(cn.tma_b);
         }
       }
-      // Memory-bound 1x1 layers (85 FLOP per byte of least traffic): mma.sync's tiles.
+      // Memory-bound 1x1 layers (85 FLOP per byte of least traffic): not the compute-bound
+      // wgmma tiles; channels-last with 16-bit staging, the persistent wgmma tile.
       auto mem = make_plan(reference_layer(t, Layout::nhwc, 256, 56, 128, 1));
-      CHECK_FALSE(ConvImplicitGemmSolver::config_for(*mem, sm90()).tile.warpgroup);
+      CHECK(std::string(ConvImplicitGemmSolver::config_for(*mem, sm90()).tile.name()) == "wg128x128p");
+      CHECK(ConvImplicitGemmSolver::config_for(*mem, sm90()).stage_16bit);
+      auto mem_nchw = make_plan(reference_layer(t, Layout::nchw, 256, 56, 128, 1));
+      CHECK_FALSE(ConvImplicitGemmSolver::config_for(*mem_nchw, sm90()).tile.warpgroup);
       ConvCase narrow = cc;  // 64 output channels: mma.sync (A's L2 traffic bounds it)
       narrow.type = t;
       CHECK_FALSE(ConvImplicitGemmSolver::config_for(*make_plan(narrow), sm90()).tile.warpgroup);
-      ConvCase one = cc;  // 1x1 64 -> 256: memory bound, the persistent / gathered tile
-      one.type = t;
-      one.k = 256;
-      one.r = one.s = 1;
-      one.pad = 0;
-      CHECK_FALSE(ConvImplicitGemmSolver::config_for(*make_plan(one), sm90()).tile.warpgroup);
-      // The memory-bound 1x1 layers (sweep v9): one k-tile with a copied A (NHWC, or NCHW along
-      // the pixels), the persistent mma.sync tile; two (K 128), 128x64; a gathered A (NCHW, H*W
-      // not a multiple of 4) with N >= 128, the persistent wgmma tile; N 64, 128x64; without
-      // wgmma, 128x64.
+      // The memory-bound 1x1 layers (sweeps v9, v13): channels-last with N >= 128 (16-bit
+      // staged), the persistent wgmma tile; NCHW with one k-tile copied along the pixels, the
+      // persistent mma.sync tile; two (K 128), 128x64; a gathered A (NCHW, H*W not a multiple
+      // of 4) with N >= 128, the persistent wgmma tile; N 64, 128x64; without wgmma, 128x64.
       auto tile_of = [&](Layout lay, int c, int hw, int k, const Target& target) {
         return std::string(
             ConvImplicitGemmSolver::config_for(*make_plan(reference_layer(t, lay, c, hw, k, 1)), target).tile.name());
       };
-      CHECK(tile_of(Layout::nhwc, 64, 56, 256, sm90()) == "128x64k64p");
-      CHECK(tile_of(Layout::nhwc, 128, 28, 512, sm90()) == "128x64");
+      CHECK(tile_of(Layout::nhwc, 64, 56, 256, sm90()) == "wg128x128p");
+      CHECK(tile_of(Layout::nhwc, 128, 28, 512, sm90()) == "wg128x128p");
+      CHECK(tile_of(Layout::nhwc, 512, 28, 128, sm90()) == "wg128x128p");  // GEMM K 512
+      CHECK(tile_of(Layout::nhwc, 1024, 14, 256, sm90()) == "wg192x128");  // K 1024: compute-bound
+      CHECK(tile_of(Layout::nhwc, 64, 56, 64, sm90()) == "128x64k64p");    // N 64
+      CHECK(tile_of(Layout::nhwc, 64, 56, 256, sm80()) == "128x64k64p");
       CHECK(tile_of(Layout::nchw, 64, 56, 256, sm90()) == "128x64k64p");
       CHECK(tile_of(Layout::nchw, 128, 28, 512, sm90()) == "128x64");
       CHECK(tile_of(Layout::nchw, 64, 57, 256, sm90()) == "wg128x128p");
