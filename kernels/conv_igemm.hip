@@ -105,7 +105,8 @@ static_assert(!kWarpgroupMma || (kChunks == 8 && !kTf32 && kWarpsN == 1 && kThre
 // k-tiles in flight ahead of the one computed: mma.sync frees a stage at the next barrier;
 // with wgmma the previous k-tile's multiplies may still be reading theirs, so one fewer.
 constexpr int kLookahead = kWarpgroupMma ? kStages - 2 : kStages - 1;
-static_assert(kLookahead >= 1 || kStages == 1, "stages for the lookahead");
+// (Warp-specialised tiles have no lookahead: their loaders run ahead on the mbarriers.)
+static_assert(kLookahead >= 1 || kStages == 1 || kWarpSpecialized, "stages for the lookahead");
 
 // Epilogue staging: [BM][BN + 8] floats when the output is contiguous along channels,
 // [BN][BM + 4] when it is contiguous along pixels (both pads make the fragment writes
@@ -946,15 +947,19 @@ HF_DEVICE void conv_tile(const hf::ConvArgs& args, char* smem, A& a_load, B& b_l
 // copies' issuer (its first thread) arrives with their byte count, which they complete. The multiplying
 // warpgroups wait for full, fence the copies for the matrix units, issue the k-tile's wgmmas
 // and, once the previous k-tile's multiplies are done (wgmma_wait<1>), count one arrival per
-// warp on that one's empty barrier. Round r = j / Stages of stage s waits on parity r % 2.
+// warp on that one's empty barrier. Round r = i / Stages of stage s waits on parity r % 2, i
+// counting the block's k-tiles over all its tiles: persistent blocks walk several, the loaders
+// running on into the next tile while the multiplying warps store this one (the last k-tile's
+// stage is freed after its multiplies, the staging lies past the stages).
 // The mbarriers lie past the pipeline and the staging (the host adds their 16 bytes a stage).
-constexpr int kBarrierOffset = ((kPipeBytes > kEpiBytes ? kPipeBytes : kEpiBytes) + 7) / 8 * 8;
+constexpr int kSharedEnd = kPersistent ? kPipeBytes + kEpiBytes : (kPipeBytes > kEpiBytes ? kPipeBytes : kEpiBytes);
+constexpr int kBarrierOffset = (kSharedEnd + 7) / 8 * 8;
 // No setmaxnreg hand-over: under the cap of kBlockThreads x MinBlocks the multiplying code fits
 // (no spills on any warp-specialised set, wg128x256 at 154 registers; ptxas, sm_90a), and the
 // cp.async loaders' receptive fields would spill below ~120 registers a thread.
-static_assert(!kWarpSpecialized || (kWarpgroupMma && hfi::AMode != kGather && hfi::BMode == kAsync16 && !kPersistent &&
-                                    !kStreamK && (kStages >= 2 || KT == 1)),
-              "warp specialisation: a non-persistent warpgroup tile (pipelined, or one k-tile), asynchronous loaders");
+static_assert(!kWarpSpecialized || (kWarpgroupMma && hfi::AMode != kGather && hfi::BMode == kAsync16 && !kStreamK &&
+                                    (kStages >= 2 || KT == 1)),
+              "warp specialisation: a warpgroup tile (pipelined, or one k-tile), asynchronous loaders");
 static_assert(!(kTmaA || kTmaB) || (kWarpSpecialized && (kTmaB || !kTmaA) && BM <= 256 && BN <= 256),
               "tensor-map copies: warp-specialised tiles, B's whenever A's, boxes of at most 256 rows");
 static_assert(!kTmaB || BLoader<kAsync16>::kLinearK, "B's tensor map: weights linear in kk");
@@ -966,7 +971,7 @@ constexpr unsigned kFullArrivals = kAllTma ? 1u : static_cast<unsigned>(kLoadThr
 constexpr unsigned kTmaBytes = (kTmaA ? BM * kRowBytes : 0) + (kTmaB ? BN * kRowBytes : 0);
 
 template <class A, class B>
-HF_DEVICE void conv_tile_ws(const hf::ConvArgs& args, char* smem, A& a_load, B& b_load, I tile) {
+HF_DEVICE void conv_tile_ws(const hf::ConvArgs& args, char* smem, A& a_load, B& b_load) {
   const int tid = static_cast<int>(threadIdx.x);
   const int lane = tid & 31, warp = tid >> 5;
   unsigned long long* full = reinterpret_cast<unsigned long long*>(smem + kBarrierOffset);
@@ -979,6 +984,9 @@ HF_DEVICE void conv_tile_ws(const hf::ConvArgs& args, char* smem, A& a_load, B& 
     hf::fence_barrier_init();
   }
   __syncthreads();
+  // This block's tiles: its own, or (persistent) every gridDim.x-th from it.
+  const I first_tile = static_cast<I>(blockIdx.x);
+  const I tile_step = kPersistent ? static_cast<I>(gridDim.x) : static_cast<I>(kTiles);
 
   if (tid >= kThreads) {  // the loaders
     const T* HF_RESTRICT x = static_cast<const T*>(args.x);
@@ -992,47 +1000,57 @@ HF_DEVICE void conv_tile_ws(const hf::ConvArgs& args, char* smem, A& a_load, B& 
       if constexpr (kTmaA) hf::prefetch_tensormap(&args.a_map);
       if constexpr (kTmaB) hf::prefetch_tensormap(&args.b_map);
     }
-    if constexpr (!kTmaA) a_load.init(tile_m0(tile), group, tid - kThreads);
-    if constexpr (!kTmaB) b_load.init(tile_n0(tile), group, tid - kThreads);
-    // The boxes' origins: (channel, pixel) in x, (kk, output channel) in the weights. Rows of
-    // the next group past this one's N are multiplied but never stored.
-    const int a_channel = group * kCg, a_pixel = static_cast<int>(tile_m0(tile));
-    const int b_row = group * kNg + tile_n0(tile);
-    for (int j = 0; j < KT; ++j) {
-      const int s = j % kStages;
-      if (j >= kStages) hf::mbarrier_wait(empty + s, static_cast<unsigned>((j / kStages - 1) & 1));
-      char* stage = smem + s * kStageBytes;
-      if constexpr (kTmaB) {
-        if (issuer) {
-          hf::mbarrier_arrive_expect_tx(full + s, kTmaBytes);
-          if constexpr (kTmaA) hf::tma_load_2d(stage, &args.a_map, a_channel + j * BK, a_pixel, full + s);
-          hf::tma_load_2d(stage + BM * kRowBytes, &args.b_map, j * BK, b_row, full + s);
+    int i = 0;  // the block's k-tiles so far
+    for (I tile = first_tile; tile < kTiles; tile += tile_step) {
+      if constexpr (!kTmaA) a_load.init(tile_m0(tile), group, tid - kThreads);
+      if constexpr (!kTmaB) b_load.init(tile_n0(tile), group, tid - kThreads);
+      // The boxes' origins: (channel, pixel) in x, (kk, output channel) in the weights. Rows of
+      // the next group past this one's N are multiplied but never stored.
+      const int a_channel = group * kCg, a_pixel = static_cast<int>(tile_m0(tile));
+      const int b_row = group * kNg + tile_n0(tile);
+      for (int j = 0; j < KT; ++j, ++i) {
+        const int s = i % kStages;
+        if (i >= kStages) hf::mbarrier_wait(empty + s, static_cast<unsigned>((i / kStages - 1) & 1));
+        char* stage = smem + s * kStageBytes;
+        if constexpr (kTmaB) {
+          if (issuer) {
+            hf::mbarrier_arrive_expect_tx(full + s, kTmaBytes);
+            if constexpr (kTmaA) hf::tma_load_2d(stage, &args.a_map, a_channel + j * BK, a_pixel, full + s);
+            hf::tma_load_2d(stage + BM * kRowBytes, &args.b_map, j * BK, b_row, full + s);
+          }
         }
+        if constexpr (!kTmaA) a_load.fetch(x, j, stage, args.chain);
+        if constexpr (!kTmaB) b_load.fetch(w, j, stage, args.chain);
+        if constexpr (!kAllTma) hf::cp_async_arrive(full + s);
       }
-      if constexpr (!kTmaA) a_load.fetch(x, j, stage, args.chain);
-      if constexpr (!kTmaB) b_load.fetch(w, j, stage, args.chain);
-      if constexpr (!kAllTma) hf::cp_async_arrive(full + s);
     }
     if constexpr (!kAllTma) hf::cp_async_wait<0>();  // no copies pending when the warp exits
     return;
   }
 
-  float acc[MI][NI][4];
-  zero_accumulators(acc);
-  fence_accumulators(acc);
-  for (int j = 0; j < KT; ++j) {
-    const int s = j % kStages;
-    hf::mbarrier_wait(full + s, static_cast<unsigned>((j / kStages) & 1));
-    if constexpr (!kAllTma) hf::fence_async_shared();  // the landed cp.async -> the matrix units
-    compute_tile_wgmma(acc, smem + s * kStageBytes, warp);
-    hf::wgmma_wait<1>();  // k-tile j - 1's multiplies are done: free its stage
+  int i = 0;
+  for (I tile = first_tile; tile < kTiles; tile += tile_step) {
+    float acc[MI][NI][4];
+    zero_accumulators(acc);
     fence_accumulators(acc);
-    if (j > 0 && lane == 0) hf::mbarrier_arrive(empty + (j - 1) % kStages);
+    for (int j = 0; j < KT; ++j, ++i) {
+      const int s = i % kStages;
+      hf::mbarrier_wait(full + s, static_cast<unsigned>((i / kStages) & 1));
+      if constexpr (!kAllTma) hf::fence_async_shared();  // the landed cp.async -> the matrix units
+      compute_tile_wgmma(acc, smem + s * kStageBytes, warp);
+      hf::wgmma_wait<1>();  // k-tile i - 1's multiplies are done: free its stage
+      fence_accumulators(acc);
+      if (j > 0 && lane == 0) hf::mbarrier_arrive(empty + (i - 1) % kStages);
+    }
+    hf::wgmma_wait<0>();
+    fence_accumulators(acc);
+    // Persistent: the tile's last stage is free for the loaders' next tile.
+    if (kPersistent && lane == 0) hf::mbarrier_arrive(empty + (i - 1) % kStages);
+    // Every warpgroup is past its last multiply (the staging may overwrite the stages) and, on
+    // persistent blocks, past the previous tile's staging reads.
+    sync_math_threads();
+    store_tile(args, smem, acc, tile_m0(tile), tile_n0(tile));
   }
-  hf::wgmma_wait<0>();
-  fence_accumulators(acc);
-  sync_math_threads();  // every warpgroup is past its last multiply: the staging may overwrite the stages
-  store_tile(args, smem, acc, tile_m0(tile), tile_n0(tile));
 }
 
 }  // namespace igemm
@@ -1050,7 +1068,7 @@ HF_KERNEL void __launch_bounds__(igemm::kBlockThreads, hfi::MinBlocks) hf_conv_i
   const T* x = static_cast<const T*>(args.x);
   const T* w = static_cast<const T*>(args.w);
   if constexpr (kWarpSpecialized) {
-    conv_tile_ws(args, smem, a_load, b_load, static_cast<I>(blockIdx.x));
+    conv_tile_ws(args, smem, a_load, b_load);
   } else if constexpr (kStreamK) {
     // This block's k-tiles, one tile's share at a time.
     const long long end = share_begin(blockIdx.x + 1);

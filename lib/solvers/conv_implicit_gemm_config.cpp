@@ -245,9 +245,28 @@ std::int64_t k_tiles(const Problem& p, const Candidate& c) {
   return ceil_div(p.gemm_k(), block_k(p, c.k_chunks));
 }
 
-// `stage_16bit`: Config::stage_16bit, which halves the epilogue's staging (the caller checks
-// that it applies: stage_16bit_fits).
-Config make_config(const Problem& p, const Candidate& c, int sms, bool stage_16bit = false) {
+constexpr int kLoaderThreads = 128;  // the loader warpgroup of a warp-specialised tile
+
+// Turns warp specialisation on in `cfg`: the loader threads (a warpgroup; one warp when both
+// operands come by tensor map), and an empty and a full mbarrier (8 bytes each) a stage past
+// the pipeline and the staging. Tensor-map copies where the architecture has them and the
+// operand is a plain matrix of 16-byte aligned rows (B first: A's only with B's).
+void use_warp_specialization(Config& cfg, const Problem& p, bool tensor_maps) {
+  cfg.warp_specialized = true;
+  cfg.tma_b = tensor_maps && weights_row_stride(p, cfg) > 0;
+  cfg.tma_a = cfg.tma_b && input_row_stride(p, cfg) > 0;
+  cfg.threads += cfg.tma_a ? 32 : kLoaderThreads;
+  cfg.shared_bytes += 16 * cfg.tile.stages + 8;
+}
+
+// The kernel modes make_config can add to a tile (the caller checks that each applies).
+struct Modes {
+  bool stage_16bit = false;       // Config::stage_16bit (stage_16bit_fits): half the epilogue's staging
+  bool warp_specialized = false;  // Config::warp_specialized (warp_specialization_fits)
+  bool tensor_maps = false;       // with warp_specialized: tensor-map copies where the operands allow
+};
+
+Config make_config(const Problem& p, const Candidate& c, int sms, const Modes& modes = {}) {
   Config cfg;
   cfg.kernel = c.kernel;
   cfg.tile = {c.bm, c.bn, c.warps_m, c.warps_n, c.stages, c.min_blocks, c.k_chunks, c.persistent, c.warpgroup};
@@ -322,12 +341,16 @@ Config make_config(const Problem& p, const Candidate& c, int sms, bool stage_16b
 
   cfg.threads = matrix ? 32 * c.warps_m * c.warps_n : (c.bm / 8) * (c.bn / 8);
   if (matrix) {
+    // Persistent and warp-specialised: the loaders run on into the next tile's k-tiles while
+    // the multiplying warps store this one, so a single k-tile gets a second stage.
+    if (modes.warp_specialized && c.persistent) cfg.tile.stages = std::max(cfg.tile.stages, 2);
     const int pipe = cfg.tile.stages * (c.bm + c.bn) * 16 * c.k_chunks;
-    cfg.stage_16bit = stage_16bit;
-    const int staged_bytes = stage_16bit ? 2 : 4;
+    cfg.stage_16bit = modes.stage_16bit;
+    const int staged_bytes = modes.stage_16bit ? 2 : 4;
     const int epi = cfg.out_along_k ? c.bm * (c.bn + 8) * staged_bytes : c.bn * (c.bm + 4) * 4;
     cfg.shared_bytes = c.persistent ? pipe + epi : std::max(pipe, epi);
     if (c.warpgroup) cfg.shared_bytes += 1024;  // slack to align the stages to 1024 bytes (wgmma swizzle)
+    if (modes.warp_specialized) use_warp_specialization(cfg, p, modes.tensor_maps);
     if (c.fit_blocks) cfg.tile.min_blocks = resident_blocks(c, cfg);
   } else {
     cfg.shared_bytes = 0;  // static: 2 x 8 x (BM + 4 + BN + 4) floats
@@ -396,26 +419,13 @@ bool stream_k_fits(const Config& cfg, const Candidate& c) {
   return c.kernel == Kernel::matrix && !c.persistent && cfg.tile.stages > 1 && cfg.grid_y == 1;
 }
 
-// Whether `cfg` can be warp-specialised: a non-persistent wgmma tile (pipelined, or of one
-// k-tile) whose loaders are all asynchronous copies (a register-staged loader would stall the
-// loader warps on every load), the MN-major A's pixel chunks dividing among the 128 loader threads.
-constexpr int kLoaderThreads = 128;
+// Whether `cfg` can be warp-specialised: a wgmma tile (persistent or not) whose loaders are all
+// asynchronous copies (a register-staged loader would stall the loader warps on every load),
+// the MN-major A's pixel chunks dividing among the 128 loader threads; not with stream-K.
 bool warp_specialization_fits(const Config& cfg, const Candidate& c) {
-  return c.warpgroup && !c.persistent && cfg.stream_k_blocks == 0 &&
+  return c.warpgroup && cfg.stream_k_blocks == 0 &&
          cfg.a_loader != Loader::gather && cfg.b_loader == Loader::async16 &&
          (cfg.a_loader != Loader::pixels || kLoaderThreads % (c.bm / 8) == 0);
-}
-
-// Turns warp specialisation on in `cfg`: the loader threads (a warpgroup; one warp when both
-// operands come by tensor map), and an empty and a full mbarrier (8 bytes each) a stage past
-// the pipeline and the staging. Tensor-map copies where the architecture has them and the
-// operand is a plain matrix of 16-byte aligned rows (B first: A's only with B's).
-void use_warp_specialization(Config& cfg, const Problem& p, bool tensor_maps) {
-  cfg.warp_specialized = true;
-  cfg.tma_b = tensor_maps && weights_row_stride(p, cfg) > 0;
-  cfg.tma_a = cfg.tma_b && input_row_stride(p, cfg) > 0;
-  cfg.threads += cfg.tma_a ? 32 : kLoaderThreads;
-  cfg.shared_bytes += 16 * cfg.tile.stages + 8;
 }
 
 // Whether `cfg`'s epilogue can stage 16-bit values (Config::stage_16bit): a matrix tile whose
@@ -682,14 +692,18 @@ Config choose_config(const Problem& p, int sms, const std::string& force_tile_an
       break;
     }
   }
-  Config cfg = make_config(p, *best, sms);
+  const Config plain = make_config(p, *best, sms);
+  Modes modes;
   // 16-bit staging: forced with "/s16", and the heuristic's choice wherever it fits. H200 sweep
   // v13 (docs/PERF_NOTES.md): 0-45% faster on every channels-last fp16 layer measured, never slower
   // (the warp-specialised wgmma tiles 3-20%, the persistent mma.sync ones 0-11%).
-  if ((has_mode("s16") || force_tile.empty()) && stage_16bit_fits(p, cfg)) cfg = make_config(p, *best, sms, true);
-  if (has_mode("sk") && stream_k_fits(cfg, *best)) use_stream_k(cfg, p, *best, sms);
-  const bool ws = has_mode("ws") || (warpgroup_pick && warp_specialization_pays(*best, cfg));
-  if (ws && warp_specialization_fits(cfg, *best)) use_warp_specialization(cfg, p, warpgroup);
+  modes.stage_16bit = (has_mode("s16") || force_tile.empty()) && stage_16bit_fits(p, plain);
+  const bool stream_k = has_mode("sk") && stream_k_fits(plain, *best);
+  const bool ws = has_mode("ws") || (warpgroup_pick && warp_specialization_pays(*best, plain));
+  modes.warp_specialized = ws && !stream_k && warp_specialization_fits(plain, *best);
+  modes.tensor_maps = warpgroup;
+  Config cfg = make_config(p, *best, sms, modes);
+  if (stream_k) use_stream_k(cfg, p, *best, sms);
   return cfg;
 }
 

@@ -586,6 +586,52 @@ TEST_CASE("igemm: 16-bit epilogue staging: edges, persistent tiles, every chain"
   }
 }
 
+// Persistent warp-specialised wgmma tiles (the loaders run on into the block's next tile while
+// the multiplying warps store this one): the edge cases, then layers of several tiles a block
+// (the stages' ring and its barrier parities carried from tile to tile) with A by tensor map
+// (NHWC 1x1), by cp.async (3x3 stride 2) and along the pixels (NCHW 1x1), fp32 and 16-bit
+// staging, 2 groups.
+TEST_CASE("igemm: persistent warp-specialised tiles: edges, several tiles a block, every A copy") {
+  if (!igemm::has_warpgroup_mma(device_target().arch)) {
+    MESSAGE("no wgmma on " << device_target().arch << ": skipped");
+    return;
+  }
+  const std::vector<const char*> tiles = {"wg128x128p/ws", "wg128x64p/ws", "wg64x128p/ws", "wg128x128p/ws+s16",
+                                          "wg128x64p/ws+s16"};
+  run_tiles_on_edges(tiles, false, 1700);
+  struct Case {
+    DataType type;
+    Lay lay;
+    Shape shape;
+    Epi epi;
+  };
+  const Case cases[] = {
+      {DataType::half, Lay::nhwc, {16, 64, 32, 32, 1024, 1, 1, 0, 1}, Epi::bias_relu},      // one k-tile a tile
+      {DataType::bfloat16, Lay::nhwc, {16, 200, 32, 32, 512, 1, 1, 0, 1}, Epi::cbna},       // 4 k-tiles, last partial
+      {DataType::half, Lay::nhwc, {32, 64, 34, 34, 512, 3, 3, 1, 2}, Epi::bn_act_residual}, // A by cp.async
+      {DataType::half, Lay::nchw, {16, 64, 32, 32, 512, 1, 1, 0, 1}, Epi::bias_relu},       // A along the pixels
+      {DataType::bfloat16, Lay::nhwc, {64, 256, 16, 16, 512, 1, 1, 0, 1, 1, 2}, Epi::bias_relu},  // 2 groups
+  };
+  std::uint64_t seed = 1800;
+  for (const char* tile : tiles) {
+    for (const Case& c : cases) {
+      IgemmRun run(c.type, c.lay, c.shape, c.epi, false, seed++);
+      const igemm::Config config = run.config(tile);
+      CAPTURE(config.describe());
+      REQUIRE(config.warp_specialized);
+      CHECK(config.tile.persistent);
+      CHECK(config.grid_x < config.tiles);  // blocks that walk several tiles
+      CHECK(config.stage_16bit == (std::string(tile).find("s16") != std::string::npos && c.lay == Lay::nhwc));
+      CHECK(config.tma_a == (c.lay == Lay::nhwc && c.shape.r == 1));
+      auto invoker = run.build(config);
+      run.poison();
+      HF_REQUIRE_HIP(run.launch(*invoker));
+      HF_REQUIRE_HIP(hipDeviceSynchronize());
+      run.check(false, 100000);
+    }
+  }
+}
+
 // NCHW 1x1 layers whose A is copied along the pixels (cp.async of 8 or 4 values into an
 // MN-major tile: wgmma's transposed A, ldmatrix.trans for mma.sync), on every tile kind:
 // H*W = 144 and 72 (16-byte copies), 100 and 36 (8-byte copies, so a chunk's second half
@@ -811,6 +857,22 @@ TEST_CASE("igemm: tile sweep of the wgmma tiles on the ResNet-50 wgmma layers" *
   sweep_tiles(layers, {"wg192x128", "wg192x128/ws", "wg192x128/ws+s16", "wg128x256", "wg128x256/ws", "wg128x128",
                        "wg128x128/ws", "wg128x128/ws+s16", "wg256x128", "wg256x128/ws", "wg64x128"});
   // /ws: warp-specialised; +s16: 16-bit epilogue staging (channels-last y)
+}
+
+// Not part of the regular suite: the memory-bound 1x1 layers on the persistent warp-specialised
+// tiles (tensor-map loads running on into the next tile) against today's choices (wg128x128p
+// with 16-bit staging on NHWC N >= 128; 128x64k64p / 64x64k64p with it).
+TEST_CASE("igemm: tile sweep of the persistent warp-specialised tiles" * doctest::skip()) {
+  const std::vector<Layer> layers = {
+      {"1x1 64->256 56x56", DataType::half, {64, 64, 56, 56, 256, 1, 1, 0, 1}, 42.8},
+      {"1x1 256->64 56x56", DataType::half, {64, 256, 56, 56, 64, 1, 1, 0, 1}, 39.7},
+      {"1x1 64->64 56x56", DataType::half, {64, 64, 56, 56, 64, 1, 1, 0, 1}, 19.5},
+      {"1x1 256->128 56x56", DataType::half, {64, 256, 56, 56, 128, 1, 1, 0, 1}, 46.7},
+      {"1x1 128->512 28x28", DataType::half, {64, 128, 28, 28, 512, 1, 1, 0, 1}, 26.3},
+      {"1x1 512->128 28x28", DataType::half, {64, 512, 28, 28, 128, 1, 1, 0, 1}, 24.4},
+  };
+  sweep_tiles(layers, {"wg128x128p/s16", "wg128x128p/ws+s16", "wg128x128p/ws", "wg128x64p/ws+s16", "wg64x128p/ws+s16",
+                       "128x64k64p/s16", "64x64k64p/s16"});
 }
 
 // Not part of the regular suite: the memory-bound ResNet-50 1x1 layers (batch 64, GEMM K <= 512)

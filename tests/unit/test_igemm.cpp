@@ -363,6 +363,11 @@ TEST_CASE("igemm: every tile x data type x layout compiles for sm_90 with hipRTC
       {DataType::half, false, {"128x64k64p/s16", "64x64k64p/s16", "128x128/s16", "128x64/s16", "wg128x128/s16",
                                "wg128x128p/s16", "wg192x128/ws+s16", "wg128x256/ws+s16"}},
       {DataType::bfloat16, false, {"128x64k64p/s16", "wg128x128/ws+s16"}, false, true},
+      // persistent and warp-specialised: the loaders run on into the block's next tile
+      {DataType::half, false, {"wg128x128p/ws", "wg128x64p/ws", "wg64x128p/ws", "wg128x128p/ws+s16"}},
+      {DataType::half, false, {"wg128x128p/ws+s16", "wg128x64p/ws+s16", "wg64x128p/ws", "wg128x128p/ws"}, false, true},
+      {DataType::bfloat16, false, {"wg128x128p/ws+s16"}, false, true},
+      {DataType::half, false, {"wg128x128p/ws", "wg64x128p/ws"}, true},
   };
   int compiled = 0;
   for (const Variant& v : variants) {
@@ -510,7 +515,7 @@ TEST_CASE("igemm: warp specialisation: a loader warpgroup and its barriers, only
     CHECK(igemm::input_row_stride(*problem, packed) == 256);  // the packed pixels' channels
   }
   // Not where a loader goes through registers (a prologue on a 1x1, which is not re-laid out),
-  // nor persistent, stream-K or mma.sync tiles; one-stage ones of a single k-tile, yes.
+  // nor stream-K or mma.sync tiles; one-stage ones of a single k-tile and persistent ones, yes.
   ConvCase wide = cc;  // 1x1 256 -> 64: 4 k-tiles
   wide.c = 256;
   wide.r = wide.s = 1;
@@ -521,8 +526,9 @@ TEST_CASE("igemm: warp specialisation: a loader warpgroup and its barriers, only
   CHECK(gathered.a_loader == igemm::Loader::gather);
   CHECK_FALSE(gathered.warp_specialized);
   auto plan = make_plan(cc);
-  CHECK_FALSE(ConvImplicitGemmSolver::config_for(*plan, sm90(), "wg128x128p/ws").warp_specialized);
   CHECK_FALSE(ConvImplicitGemmSolver::config_for(*plan, sm90(), "128x64k64/ws").warp_specialized);
+  CHECK_FALSE(ConvImplicitGemmSolver::config_for(*plan, sm90(), "wg128x128/ws+sk").warp_specialized);
+  CHECK(ConvImplicitGemmSolver::config_for(*plan, sm90(), "wg128x128/ws+sk").stream_k_blocks > 0);
   ConvCase one = cc;  // 1x1 64 -> 64: one k-tile, one stage
   one.r = one.s = 1;
   one.pad = 0;
@@ -530,6 +536,33 @@ TEST_CASE("igemm: warp specialisation: a loader warpgroup and its barriers, only
   CHECK(single.tile.stages == 1);
   CHECK(single.warp_specialized);
   CHECK(single.tma_a);
+  // Persistent: the loaders run ahead into the block's next tile, so one k-tile gets two
+  // stages; the staging lies past them, the mbarriers past both; the grid is the resident blocks.
+  for (const char* mode : {"wg128x128p/ws", "wg128x128p/ws+s16", "wg128x64p/ws"}) {
+    CAPTURE(mode);
+    const igemm::Config plain = ConvImplicitGemmSolver::config_for(*make_plan(one), sm90(), std::string(mode).substr(0, std::string(mode).find('/')));
+    const igemm::Config pws = ConvImplicitGemmSolver::config_for(*make_plan(one), sm90(), mode);
+    REQUIRE(pws.warp_specialized);
+    CHECK(pws.tile.persistent);
+    CHECK(pws.tma_a);
+    CHECK(plain.tile.stages == 1);
+    CHECK(pws.tile.stages == 2);
+    const int bm = pws.tile.bm, bn = pws.tile.bn;
+    const int stage = (bm + bn) * 128, staging = bm * (bn + 8) * (pws.stage_16bit ? 2 : 4);
+    CHECK(pws.shared_bytes == 2 * stage + staging + 1024 + 16 * 2 + 8);
+    CHECK(pws.threads == plain.threads + 32);  // one loader warp: both operands by map
+    CHECK(pws.grid_x <= pws.tiles);
+    CHECK(pws.grid_x == std::min<std::int64_t>(pws.tiles, 132 * pws.tile.min_blocks));
+    CHECK(pws.tile.min_blocks >= 1);
+    CHECK(pws.describe().find("persistent") != std::string::npos);
+    CHECK(pws.describe().find(" ws tma:AB") != std::string::npos);
+  }
+  // With a copied A (3x3): a loader warpgroup, the candidate's stages.
+  const igemm::Config pws3 = ConvImplicitGemmSolver::config_for(*plan, sm90(), "wg128x128p/ws");
+  CHECK(pws3.warp_specialized);
+  CHECK(pws3.tma_b);
+  CHECK_FALSE(pws3.tma_a);
+  CHECK(pws3.threads == 256 + 128);
 }
 
 TEST_CASE("igemm: 16-bit epilogue staging: the heuristic's tiles and /s16, 16-bit y along channels, half the staging") {
@@ -767,7 +800,9 @@ TEST_CASE("igemm: write the generated headers of the reference layers" * doctest
                          "wg128x128/ws", "wg128x64/ws", "wg64x128/ws", "wg128x256/ws", "wg256x128/ws",
                          "wg192x128/ws",
                          // 16-bit epilogue staging: where y is 16-bit along channels
-                         "128x64k64p/s16", "64x64k64p/s16", "wg128x128p/s16", "wg128x128/ws+s16", "wg192x128/ws+s16"};
+                         "128x64k64p/s16", "64x64k64p/s16", "wg128x128p/s16", "wg128x128/ws+s16", "wg192x128/ws+s16",
+                         // persistent and warp-specialised
+                         "wg128x128p/ws", "wg128x128p/ws+s16", "wg128x64p/ws+s16", "wg64x128p/ws+s16"};
   // 1x1 256->128: a memory-bound layer of several k-tiles; 1x1 1024->256 14x14: NCHW's A
   // copied 4 pixels at a time (H*W = 196); 1x1 2048->512 7x7: NCHW's A gathered (H*W = 49).
   struct Layer {
