@@ -76,14 +76,16 @@ constexpr const char* kMemoryBoundTileGathered = "128x64";
 // and 72.6 against 76.5 (1x1 64->256 56x56), but loses at N = 64 (64->64: 33.3 against 28.0).
 constexpr const char* kMemoryBoundTileAsyncLongK = "128x64";
 constexpr const char* kMemoryBoundTileGatheredWgmma = "wg128x128p";
-// With 16-bit epilogue staging (Config::stage_16bit, the default where it fits) the persistent
-// 2-warpgroup wgmma tile takes over the channels-last layers of N >= 128 below the wgmma
-// intensity, up to GEMM K 512: its staging halves to 35 KB, so 2 blocks share an SM. H200
-// sweep v13 (docs/PERF_NOTES.md, fp16 NHWC, us): 1x1 64->256 56x56 51.5 against 128x64k64p's
-// 56.8 (both 16-bit staged); 128->512 28x28 41.8 against 128x64's 48.2; 256->128 56x56 60.8
-// against 64x64k64p's 62.5; 512->128 28x28 29.0 against 64x128 warp-specialised's 31.1.
-constexpr const char* kMemoryBoundTileStaged16 = "wg128x128p";
-constexpr std::int64_t kMemoryBoundStaged16MaxK = 512;
+// Channels-last 1x1 layers below the wgmma intensity, up to GEMM K 512, whose x and weights
+// tensor maps can read (1x1, stride 1, unpadded) and whose y takes 16-bit staging: the
+// persistent warp-specialised 128x64 wgmma tile, its loader warp running on into the next
+// tile while the warpgroup stores this one. H200 sweep v14 (docs/PERF_NOTES.md, fp16 NHWC,
+// batch 64, us, all 16-bit staged): 1x1 64->256 56x56 43.7 against wg128x128p's 51.3 and
+// 128x64k64p's 56.4; 256->64 56x56 38.7 / 42.7 (64x64k64p); 64->64 56x56 19.2 / 20.0;
+// 256->128 56x56 48.1 / 60.8; 128->512 28x28 34.4 / 42.1; 512->128 28x28 27.0 / 30.0 (the
+// fastest tile within 6% on each: 64x128 46.7, 128x128 25.5).
+constexpr const char* kMemoryBoundTileWarpSpecialized = "wg128x64p";
+constexpr std::int64_t kMemoryBoundWarpSpecializedMaxK = 512;
 // The automatic choice's BK = 64 substitutes, {picked, substitute}, where the H200 sweep
 // measured the substitute faster (fp16, us): 256x64 -> 128x64k64 on 3x3 64->64 56x56 (NHWC
 // 62.5 -> 60.6, NCHW 98.9 -> 98.0); 128x64 -> 128x64k64 on 3x3 256->256 14x14 (NHWC 56.4 ->
@@ -648,10 +650,16 @@ Config choose_config(const Problem& p, int sms, const std::string& force_tile_an
     }
   }
   const bool compute_bound = p.flops() >= kWarpgroupMinIntensity * p.min_bytes();
-  if (force_tile.empty() && warpgroup && p.gemm_n() >= 128 && p.gemm_k() <= kMemoryBoundStaged16MaxK && !compute_bound) {
-    const Candidate* wg = find_tile(kMemoryBoundTileStaged16, true, true);
+  bool memory_bound_ws_pick = false;
+  if (force_tile.empty() && warpgroup && p.gemm_n() >= 64 && p.gemm_k() <= kMemoryBoundWarpSpecializedMaxK &&
+      !compute_bound) {
+    const Candidate* wg = find_tile(kMemoryBoundTileWarpSpecialized, true, true);
     const Config wg_cfg = wg != nullptr ? make_config(p, *wg, sms) : Config{};
-    if (wg != nullptr && wg_cfg.a_loader == Loader::async16 && !wg_cfg.pack_input && stage_16bit_fits(p, wg_cfg)) best = wg;
+    if (wg != nullptr && wg_cfg.a_loader == Loader::async16 && !wg_cfg.pack_input && stage_16bit_fits(p, wg_cfg) &&
+        warp_specialization_fits(wg_cfg, *wg) && weights_row_stride(p, wg_cfg) > 0 && input_row_stride(p, wg_cfg) > 0) {
+      best = wg;
+      memory_bound_ws_pick = true;
+    }
   }
   const bool memory_bound_pick = force_tile.empty() && best != nullptr;  // as measured: no promotion
   if (!force_tile.empty()) best = find_tile(force_tile, matrix, warpgroup);
@@ -699,7 +707,7 @@ Config choose_config(const Problem& p, int sms, const std::string& force_tile_an
   // (the warp-specialised wgmma tiles 3-20%, the persistent mma.sync ones 0-11%).
   modes.stage_16bit = (has_mode("s16") || force_tile.empty()) && stage_16bit_fits(p, plain);
   const bool stream_k = has_mode("sk") && stream_k_fits(plain, *best);
-  const bool ws = has_mode("ws") || (warpgroup_pick && warp_specialization_pays(*best, plain));
+  const bool ws = has_mode("ws") || memory_bound_ws_pick || (warpgroup_pick && warp_specialization_pays(*best, plain));
   modes.warp_specialized = ws && !stream_k && warp_specialization_fits(plain, *best);
   modes.tensor_maps = warpgroup;
   Config cfg = make_config(p, *best, sms, modes);

@@ -188,9 +188,9 @@ TEST_CASE("igemm: the tile heuristic on the reference layers") {
     const char* sm80_tile;  // without wgmma (both layouts, where it differs from sm_90's)
   } layers[] = {
       // memory-bound: stores overlapping the next tile's loads (cp.async A: along C for NHWC,
-      // along the pixels for NCHW); NHWC's 16-bit staged y fits 2 blocks of the persistent
-      // wgmma tile per SM; without wgmma the most resident blocks
-      {DataType::half, 64, 56, 256, 1, "wg128x128p", "128x64k64p", "128x64k64p"},
+      // along the pixels for NCHW); NHWC: the persistent warp-specialised wgmma tile, x and
+      // weights by tensor map, 16-bit staged y; without wgmma the most resident blocks
+      {DataType::half, 64, 56, 256, 1, "wg128x64p", "128x64k64p", "128x64k64p"},
       // compute-bound: mma.sync for 64 output channels, wgmma on sm_90 from 128 on; NCHW: x
       // re-laid out first, then as NHWC
       {DataType::half, 64, 56, 64, 3, "128x64k64", "128x64k64", "128x64k64"},
@@ -694,10 +694,14 @@ TEST_CASE("igemm: BK 64 tiles: shared memory, stages cut to the k-tiles, sweep-o
     // (kPromote and the memory-bound tile in conv_implicit_gemm_config.cpp).
     CHECK(std::string(ConvImplicitGemmSolver::config_for(*make_plan(cc), sm80()).tile.name()) == "128x64k64");
     CHECK(std::string(ConvImplicitGemmSolver::config_for(*make_plan(one), sm80()).tile.name()) == "128x64k64p");
-    // On sm_90 channels-last, the persistent wgmma tile with 16-bit staging (kMemoryBoundTileStaged16).
+    // On sm_90 channels-last, the persistent warp-specialised wgmma tile with 16-bit staging
+    // (kMemoryBoundTileWarpSpecialized).
     const igemm::Config c90 = ConvImplicitGemmSolver::config_for(*make_plan(one), sm90());
-    CHECK(std::string(c90.tile.name()) == (cc.layout == Layout::nhwc ? "wg128x128p" : "128x64k64p"));
-    CHECK(c90.stage_16bit == (cc.layout == Layout::nhwc));
+    const bool nhwc = cc.layout == Layout::nhwc;
+    CHECK(std::string(c90.tile.name()) == (nhwc ? "wg128x64p" : "128x64k64p"));
+    CHECK(c90.stage_16bit == nhwc);
+    CHECK(c90.warp_specialized == nhwc);
+    CHECK(c90.tma_a == nhwc);
   }
   SUBCASE("the persistent tile: staging apart from the pipeline, about the resident blocks") {
     ConvCase one;  // 1x1 64 -> 256, 56x56, batch 64: 6272 tiles of 128x64
@@ -742,7 +746,7 @@ TEST_CASE("igemm: persistent sweep tiles: staging apart from the pipeline, resid
   // The memory-bound 1x1 layers of the sweep (batch 64, fp16); {tile, blocks per SM for GEMM
   // K 64 (one k-tile, one stage), for longer K (0: does not fit)}, all with fp32 staging (the
   // forced tiles' default). The automatic choice takes none of them on NCHW, whose A is copied
-  // along the pixels, and on NHWC wg128x128p (16-bit staged) where N >= 128.
+  // along the pixels, and on NHWC wg128x64p warp-specialised and 16-bit staged.
   struct Layer {
     int c, hw, k;
   } layers[] = {{64, 56, 256}, {256, 56, 64}, {64, 56, 64}, {256, 56, 128}, {128, 28, 512}, {512, 28, 128}};
@@ -758,10 +762,10 @@ TEST_CASE("igemm: persistent sweep tiles: staging apart from the pipeline, resid
       CAPTURE(l.k);
       auto plan = make_plan(reference_layer(DataType::half, layout, l.c, l.hw, l.k, 1));
       const std::string automatic = ConvImplicitGemmSolver::config_for(*plan, sm90()).tile.name();
-      CHECK((automatic == "wg128x128p") == (layout == Layout::nhwc && l.k >= 128));
+      CHECK((automatic == "wg128x64p") == (layout == Layout::nhwc));
       for (const Expect& e : expect) {
         CAPTURE(e.tile);
-        if (std::string(e.tile) != "wg128x128p") CHECK(automatic != e.tile);
+        if (std::string(e.tile) != "wg128x64p") CHECK(automatic != e.tile);
         const igemm::Config c = ConvImplicitGemmSolver::config_for(*plan, sm90(), e.tile);
         CAPTURE(c.describe());
         const int blocks = l.c == 64 ? e.blocks_k64 : e.blocks_longer;
@@ -926,28 +930,39 @@ TEST_CASE("igemm: warpgroup (wgmma) tiles: sm_90 only, fp16/bf16, stages, aligne
         }
       }
       // Memory-bound 1x1 layers (85 FLOP per byte of least traffic): not the compute-bound
-      // wgmma tiles; channels-last with 16-bit staging, the persistent wgmma tile.
+      // wgmma tiles; channels-last, the persistent warp-specialised one, 16-bit staged.
       auto mem = make_plan(reference_layer(t, Layout::nhwc, 256, 56, 128, 1));
-      CHECK(std::string(ConvImplicitGemmSolver::config_for(*mem, sm90()).tile.name()) == "wg128x128p");
+      CHECK(std::string(ConvImplicitGemmSolver::config_for(*mem, sm90()).tile.name()) == "wg128x64p");
       CHECK(ConvImplicitGemmSolver::config_for(*mem, sm90()).stage_16bit);
+      CHECK(ConvImplicitGemmSolver::config_for(*mem, sm90()).warp_specialized);
       auto mem_nchw = make_plan(reference_layer(t, Layout::nchw, 256, 56, 128, 1));
       CHECK_FALSE(ConvImplicitGemmSolver::config_for(*mem_nchw, sm90()).tile.warpgroup);
       ConvCase narrow = cc;  // 64 output channels: mma.sync (A's L2 traffic bounds it)
       narrow.type = t;
       CHECK_FALSE(ConvImplicitGemmSolver::config_for(*make_plan(narrow), sm90()).tile.warpgroup);
-      // The memory-bound 1x1 layers (sweeps v9, v13): channels-last with N >= 128 (16-bit
-      // staged), the persistent wgmma tile; NCHW with one k-tile copied along the pixels, the
+      // The memory-bound 1x1 layers (sweeps v9, v14): channels-last (x and weights by tensor map,
+      // 16-bit staged), the persistent warp-specialised wgmma tile; stride 2 (A not a matrix of
+      // rows), the earlier choice; NCHW with one k-tile copied along the pixels, the
       // persistent mma.sync tile; two (K 128), 128x64; a gathered A (NCHW, H*W not a multiple
       // of 4) with N >= 128, the persistent wgmma tile; N 64, 128x64; without wgmma, 128x64.
       auto tile_of = [&](Layout lay, int c, int hw, int k, const Target& target) {
         return std::string(
             ConvImplicitGemmSolver::config_for(*make_plan(reference_layer(t, lay, c, hw, k, 1)), target).tile.name());
       };
-      CHECK(tile_of(Layout::nhwc, 64, 56, 256, sm90()) == "wg128x128p");
-      CHECK(tile_of(Layout::nhwc, 128, 28, 512, sm90()) == "wg128x128p");
-      CHECK(tile_of(Layout::nhwc, 512, 28, 128, sm90()) == "wg128x128p");  // GEMM K 512
+      CHECK(tile_of(Layout::nhwc, 64, 56, 256, sm90()) == "wg128x64p");
+      CHECK(tile_of(Layout::nhwc, 128, 28, 512, sm90()) == "wg128x64p");
+      CHECK(tile_of(Layout::nhwc, 512, 28, 128, sm90()) == "wg128x64p");   // GEMM K 512
+      CHECK(tile_of(Layout::nhwc, 64, 56, 64, sm90()) == "wg128x64p");     // N 64
       CHECK(tile_of(Layout::nhwc, 1024, 14, 256, sm90()) == "wg192x128");  // K 1024: compute-bound
-      CHECK(tile_of(Layout::nhwc, 64, 56, 64, sm90()) == "128x64k64p");    // N 64
+      ConvCase strided = cc;  // 1x1 stride 2: A not a matrix of evenly spaced rows
+      strided.type = t;
+      strided.c = 256;
+      strided.h = strided.w = 56;
+      strided.k = 512;
+      strided.r = strided.s = 1;
+      strided.pad = 0;
+      strided.stride = 2;
+      CHECK(std::string(ConvImplicitGemmSolver::config_for(*make_plan(strided), sm90()).tile.name()) != "wg128x64p");
       CHECK(tile_of(Layout::nhwc, 64, 56, 256, sm80()) == "128x64k64p");
       CHECK(tile_of(Layout::nchw, 64, 56, 256, sm90()) == "128x64k64p");
       CHECK(tile_of(Layout::nchw, 128, 28, 512, sm90()) == "128x64");
