@@ -27,7 +27,8 @@
 //             NHWC with a prologue, which is applied here).
 //   tensor maps (hfi::TmaA / TmaB, warp-specialised tiles on sm_90): k-tiles of the weights,
 //             and of a 1x1, stride-1, unpadded convolution's channels-last x, moved as whole
-//             boxes by the copy engine (see kTmaA below).
+//             boxes by the copy engine (see kTmaA below); with hfi::TmaAIm2col, x's k-tiles of
+//             any filter, stride and padding gathered by an im2col map, a box per filter tap.
 //   kAsyncPixels (A only, fp16/bf16): NCHW-like x of a 1x1, stride-1, unpadded convolution,
 //             whose GEMM column kk is channel kk's plane: cp.async vectors along the pixels
 //             (hfi::APixelLanes = 8 or 4 values; H*W a multiple of them) into an MN-major A
@@ -66,6 +67,7 @@ constexpr bool kWarpSpecialized = hfi::WarpSpecialized;
 // pixels x channels matrix; B: weights linear in kk, as K rows of GEMM K. With both, the
 // loaders are one warp (one thread of it issues).
 constexpr bool kTmaA = hfi::TmaA, kTmaB = hfi::TmaB;
+constexpr bool kTmaAIm2col = hfi::TmaAIm2col;  // A's map gathers convolution windows, a box per filter tap
 constexpr bool kAllTma = kTmaA && kTmaB;
 constexpr int kLoadThreads = kWarpSpecialized ? (kAllTma ? 32 : 128) : kThreads;  // the threads that run the loaders
 constexpr int kBlockThreads = kThreads + (kWarpSpecialized ? kLoadThreads : 0);
@@ -963,9 +965,12 @@ static_assert(!kWarpSpecialized || (kWarpgroupMma && hfi::AMode != kGather && hf
 static_assert(!(kTmaA || kTmaB) || (kWarpSpecialized && (kTmaB || !kTmaA) && BM <= 256 && BN <= 256),
               "tensor-map copies: warp-specialised tiles, B's whenever A's, boxes of at most 256 rows");
 static_assert(!kTmaB || BLoader<kAsync16>::kLinearK, "B's tensor map: weights linear in kk");
-static_assert(!kTmaA || (hfi::AMode == kAsync16 && kR == 1 && kS == 1 && kStrideH == 1 && kStrideW == 1 &&
-                         kPadH == 0 && kPadW == 0 && kXsC == 1 && (kG == 1 || kCg % BK == 0)),
+static_assert(!kTmaA || kTmaAIm2col ||
+                  (hfi::AMode == kAsync16 && kR == 1 && kS == 1 && kStrideH == 1 && kStrideW == 1 && kPadH == 0 &&
+                   kPadW == 0 && kXsC == 1 && (kG == 1 || kCg % BK == 0)),
               "A's tensor map: a 1x1, stride-1, unpadded convolution on channels-last x, k-tiles inside a group");
+static_assert(!kTmaAIm2col || (kTmaA && hfi::AMode == kAsync16 && kCg % BK == 0),
+              "A's im2col map: channels-last x, each k-tile one filter tap of one group");
 // The full barrier's arrivals: one per cp.async loader thread, and the tensor-map issuer's.
 constexpr unsigned kFullArrivals = kAllTma ? 1u : static_cast<unsigned>(kLoadThreads) + (kTmaB ? 1u : 0u);
 constexpr unsigned kTmaBytes = (kTmaA ? BM * kRowBytes : 0) + (kTmaB ? BN * kRowBytes : 0);
@@ -1008,6 +1013,9 @@ HF_DEVICE void conv_tile_ws(const hf::ConvArgs& args, char* smem, A& a_load, B& 
       // the next group past this one's N are multiplied but never stored.
       const int a_channel = group * kCg, a_pixel = static_cast<int>(tile_m0(tile));
       const int b_row = group * kNg + tile_n0(tile);
+      // im2col: the window of the tile's first output pixel (its origin, padding included).
+      const Pixel first = decode_m(tile_m0(tile));
+      const int a_w = first.q * kStrideW - kPadW, a_h = first.p * kStrideH - kPadH;
       for (int j = 0; j < KT; ++j, ++i) {
         const int s = i % kStages;
         if (i >= kStages) hf::mbarrier_wait(empty + s, static_cast<unsigned>((i / kStages - 1) & 1));
@@ -1015,7 +1023,15 @@ HF_DEVICE void conv_tile_ws(const hf::ConvArgs& args, char* smem, A& a_load, B& 
         if constexpr (kTmaB) {
           if (issuer) {
             hf::mbarrier_arrive_expect_tx(full + s, kTmaBytes);
-            if constexpr (kTmaA) hf::tma_load_2d(stage, &args.a_map, a_channel + j * BK, a_pixel, full + s);
+            if constexpr (kTmaAIm2col) {
+              // k-tile j: filter tap j / (Cg / BK) in (r, s) order, channels (j % (Cg / BK)) * BK on.
+              constexpr int kChannelTiles = kCg / BK > 0 ? kCg / BK : 1;
+              const int tap = j / kChannelTiles, r = tap / kS, sx = tap % kS;
+              hf::tma_load_im2col_4d(stage, &args.a_map, a_channel + (j % kChannelTiles) * BK, a_w, a_h, first.n,
+                                     sx * kDilW, r * kDilH, full + s);
+            } else if constexpr (kTmaA) {
+              hf::tma_load_2d(stage, &args.a_map, a_channel + j * BK, a_pixel, full + s);
+            }
             hf::tma_load_2d(stage + BM * kRowBytes, &args.b_map, j * BK, b_row, full + s);
           }
         }

@@ -251,6 +251,9 @@ HF_DEVICE unsigned to_tf32(float v) { return (__float_as_uint(v) + 0x1000u) & 0x
 //     2-D map `map` (in the kernel's parameters) into shared memory at dst, completing on bar
 //     with the box's byte count; elements outside the tensor land as zeros. One thread issues
 //     it. prefetch_tensormap(map) starts fetching the map itself.
+//   tma_load_im2col_4d(dst, map, c, w, h, n, dw, dh, bar): the same through an im2col map of a
+//     channels-last tensor: the map's run of convolution windows starting at the one whose
+//     origin is pixel (w, h) of image n, each at filter offset (dw, dh), channels from c.
 //   named_barrier_sync(id, threads): a barrier of `threads` threads (a multiple of 32), id 1-15.
 #if defined(HIPFUSE_PLATFORM_NVIDIA) && defined(__CUDA_ARCH_FEAT_SM90_ALL)
 #define HF_HAS_WARPGROUP_MMA 1
@@ -303,6 +306,15 @@ HF_DEVICE void tma_load_2d(void* dst, const void* map, int x, int y, unsigned lo
       "cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes [%0], [%1, {%2, %3}], [%4];\n" ::"r"(
           shared_address(dst)),
       "l"(reinterpret_cast<unsigned long long>(map)), "r"(x), "r"(y), "r"(shared_address(bar))
+      : "memory");
+}
+HF_DEVICE void tma_load_im2col_4d(void* dst, const void* map, int c, int w, int h, int n, int dw, int dh,
+                                  unsigned long long* bar) {
+  asm volatile(
+      "cp.async.bulk.tensor.4d.shared::cluster.global.im2col.mbarrier::complete_tx::bytes [%0], [%1, {%2, %3, %4, %5}], "
+      "[%6], {%7, %8};\n" ::"r"(shared_address(dst)),
+      "l"(reinterpret_cast<unsigned long long>(map)), "r"(c), "r"(w), "r"(h), "r"(n), "r"(shared_address(bar)),
+      "h"(static_cast<unsigned short>(dw)), "h"(static_cast<unsigned short>(dh))
       : "memory");
 }
 HF_DEVICE void prefetch_tensormap(const void* map) {
@@ -394,6 +406,7 @@ HF_DEVICE void mbarrier_arrive(unsigned long long*) {}
 HF_DEVICE void cp_async_arrive(unsigned long long*) {}
 HF_DEVICE void mbarrier_arrive_expect_tx(unsigned long long*, unsigned) {}
 HF_DEVICE void tma_load_2d(void*, const void*, int, int, unsigned long long*) {}
+HF_DEVICE void tma_load_im2col_4d(void*, const void*, int, int, int, int, int, int, unsigned long long*) {}
 HF_DEVICE void prefetch_tensormap(const void*) {}
 HF_DEVICE void named_barrier_sync(int, int) {}
 template <typename T, int N, bool MnMajorA = false>

@@ -65,6 +65,23 @@ void set_max_dynamic_shared_memory(hipFunction_t kernel, int bytes);
 bool encode_tensor_map_2d(void* map, const void* base, std::uint64_t columns, std::uint64_t rows,
                           std::uint64_t row_stride_bytes, unsigned box_columns, unsigned box_rows);
 
+// An im2col tensor map over a channels-last 4-D tensor of 16-bit values at `base`: `dims` are
+// {channels, width, height, images} (channels dense), `strides_bytes` those of a pixel, a row
+// and an image. Each copy gathers `pixels` consecutive convolution windows (w fastest, then
+// h, then the image; their origins from `lower` {w, h} to `upper` {w, h} past the last pixel
+// of the tensor, `element_strides` {w, h} apart) at one filter offset, `channels` values of
+// each (channels * 2 = 128 bytes), into shared memory with the 128-byte swizzle; elements
+// outside the tensor read as zeros (the convolution's padding). False where the platform has
+// no tensor maps or the encoder refuses the arguments.
+struct Im2colMap {
+  std::uint64_t dims[4];
+  std::uint64_t strides_bytes[3];
+  int lower[2], upper[2];
+  unsigned element_strides[2];
+  unsigned channels, pixels;
+};
+bool encode_tensor_map_im2col(void* map, const void* base, const Im2colMap& shape);
+
 // Stream capture into a graph and its replay, for code that checks that execution is
 // capture-safe. (HIP 5.2's NVIDIA header declares these for nvcc only.)
 hipError_t stream_begin_capture(hipStream_t stream);

@@ -90,6 +90,7 @@ void set_max_dynamic_shared_memory(hipFunction_t, int) {}
 bool encode_tensor_map_2d(void*, const void*, std::uint64_t, std::uint64_t, std::uint64_t, unsigned, unsigned) {
   return false;
 }
+bool encode_tensor_map_im2col(void*, const void*, const Im2colMap&) { return false; }
 
 hipError_t stream_begin_capture(hipStream_t stream) { return hipStreamBeginCapture(stream, hipStreamCaptureModeGlobal); }
 hipError_t stream_end_capture(hipStream_t stream, hipGraph_t* graph) { return hipStreamEndCapture(stream, graph); }

@@ -219,6 +219,22 @@ bool encode_tensor_map_2d(void* map, const void* base, std::uint64_t columns, st
                 CU_TENSOR_MAP_L2_PROMOTION_L2_256B, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE) == CUDA_SUCCESS;
 }
 
+bool encode_tensor_map_im2col(void* map, const void* base, const Im2colMap& shape) {
+  using Encode = CUresult(CUDAAPI*)(CUtensorMap*, CUtensorMapDataType, cuuint32_t, void*, const cuuint64_t*,
+                                    const cuuint64_t*, const int*, const int*, cuuint32_t, cuuint32_t,
+                                    const cuuint32_t*, CUtensorMapInterleave, CUtensorMapSwizzle,
+                                    CUtensorMapL2promotion, CUtensorMapFloatOOBfill);
+  static const Encode encode = driver_entry<Encode>("cuTensorMapEncodeIm2col");
+  if (encode == nullptr || reinterpret_cast<std::uintptr_t>(map) % 64 != 0) return false;
+  const cuuint64_t dims[4] = {shape.dims[0], shape.dims[1], shape.dims[2], shape.dims[3]};
+  const cuuint64_t strides[3] = {shape.strides_bytes[0], shape.strides_bytes[1], shape.strides_bytes[2]};
+  const cuuint32_t element_strides[4] = {1, shape.element_strides[0], shape.element_strides[1], 1};
+  return encode(static_cast<CUtensorMap*>(map), CU_TENSOR_MAP_DATA_TYPE_UINT16, 4, const_cast<void*>(base), dims,
+                strides, shape.lower, shape.upper, shape.channels, shape.pixels, element_strides,
+                CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_128B, CU_TENSOR_MAP_L2_PROMOTION_L2_256B,
+                CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE) == CUDA_SUCCESS;
+}
+
 hipError_t stream_begin_capture(hipStream_t stream) {
   return hipCUDAErrorTohipError(cudaStreamBeginCapture(stream, cudaStreamCaptureModeGlobal));
 }

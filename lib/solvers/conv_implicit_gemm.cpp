@@ -88,25 +88,57 @@ std::size_t max_dynamic_shared(const Target& target) {
 }
 
 // An operand read by tensor-map copies (igemm::Config::tma_a / tma_b): the 2-D matrix that
-// the map covers and the box of one k-tile; the map itself is encoded at launch, when the
-// operand's address is known.
+// the map covers and the box of one k-tile, or (tma_a_im2col) the im2col map's shape; the map
+// itself is encoded at launch, when the operand's address is known.
 struct TensorMapShape {
   bool used = false;
   std::uint64_t columns = 0, rows = 0, row_stride_bytes = 0;
   unsigned box_columns = 0, box_rows = 0;
+  bool im2col = false;
+  rt::Im2colMap windows{};
 
   bool encode(hf::TensorMap& map, const void* base) const {
+    if (im2col) return rt::encode_tensor_map_im2col(&map, base, windows);
     return rt::encode_tensor_map_2d(&map, base, columns, rows, row_stride_bytes, box_columns, box_rows);
   }
 };
 
-// A: pixels x channels of x (a 1x1, stride-1 convolution on channels-last x); B: output
-// channels x GEMM K of the weights as the GEMM reads them. k-tiles of BK values by BM / BN rows.
+// x (channels-last as the GEMM reads it) as convolution windows: BM of them a copy, BK channels
+// of each, origins stepping by the stride from -pad to the last output pixel's.
+rt::Im2colMap input_windows(const igemm::Problem& p, const igemm::Config& c) {
+  const std::uint64_t elem = p.elem_bytes();
+  const auto st = igemm::input_pixel_strides(p, c);  // image, row, pixel
+  rt::Im2colMap m{};
+  m.dims[0] = static_cast<std::uint64_t>(p.c);
+  m.dims[1] = static_cast<std::uint64_t>(p.w);
+  m.dims[2] = static_cast<std::uint64_t>(p.h);
+  m.dims[3] = static_cast<std::uint64_t>(p.n);
+  m.strides_bytes[0] = static_cast<std::uint64_t>(st[2]) * elem;
+  m.strides_bytes[1] = static_cast<std::uint64_t>(st[1]) * elem;
+  m.strides_bytes[2] = static_cast<std::uint64_t>(st[0]) * elem;
+  m.lower[0] = -p.pad_w;
+  m.lower[1] = -p.pad_h;
+  m.upper[0] = (p.q - 1) * p.stride_w - p.pad_w - (p.w - 1);
+  m.upper[1] = (p.p - 1) * p.stride_h - p.pad_h - (p.h - 1);
+  m.element_strides[0] = static_cast<unsigned>(p.stride_w);
+  m.element_strides[1] = static_cast<unsigned>(p.stride_h);
+  m.channels = static_cast<unsigned>(igemm::block_k(p, c.tile.k_chunks));
+  m.pixels = static_cast<unsigned>(c.tile.bm);
+  return m;
+}
+
+// A: pixels x channels of x (a 1x1, stride-1 convolution on channels-last x), or its windows
+// (im2col); B: output channels x GEMM K of the weights as the GEMM reads them. k-tiles of BK
+// values by BM / BN rows.
 std::pair<TensorMapShape, TensorMapShape> tensor_map_shapes(const igemm::Problem& p, const igemm::Config& c) {
   const unsigned bk = static_cast<unsigned>(igemm::block_k(p, c.tile.k_chunks));
   const std::uint64_t elem = p.elem_bytes();
   TensorMapShape a, b;
-  if (c.tma_a) {
+  if (c.tma_a_im2col) {
+    a.used = true;
+    a.im2col = true;
+    a.windows = input_windows(p, c);
+  } else if (c.tma_a) {
     a = {true, static_cast<std::uint64_t>(p.c), static_cast<std::uint64_t>(p.n) * p.h * p.w,
          static_cast<std::uint64_t>(igemm::input_row_stride(p, c)) * elem, bk, static_cast<unsigned>(c.tile.bm)};
   }

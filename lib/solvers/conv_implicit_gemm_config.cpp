@@ -253,10 +253,13 @@ constexpr int kLoaderThreads = 128;  // the loader warpgroup of a warp-specialis
 // operands come by tensor map), and an empty and a full mbarrier (8 bytes each) a stage past
 // the pipeline and the staging. Tensor-map copies where the architecture has them and the
 // operand is a plain matrix of 16-byte aligned rows (B first: A's only with B's).
-void use_warp_specialization(Config& cfg, const Problem& p, bool tensor_maps) {
+// With `im2col`, A by an im2col map where a pixels x channels one does not apply.
+void use_warp_specialization(Config& cfg, const Problem& p, bool tensor_maps, bool im2col) {
   cfg.warp_specialized = true;
   cfg.tma_b = tensor_maps && weights_row_stride(p, cfg) > 0;
   cfg.tma_a = cfg.tma_b && input_row_stride(p, cfg) > 0;
+  cfg.tma_a_im2col = cfg.tma_b && !cfg.tma_a && im2col && im2col_fits(p, cfg);
+  cfg.tma_a = cfg.tma_a || cfg.tma_a_im2col;
   cfg.threads += cfg.tma_a ? 32 : kLoaderThreads;
   cfg.shared_bytes += 16 * cfg.tile.stages + 8;
 }
@@ -266,6 +269,7 @@ struct Modes {
   bool stage_16bit = false;       // Config::stage_16bit (stage_16bit_fits): half the epilogue's staging
   bool warp_specialized = false;  // Config::warp_specialized (warp_specialization_fits)
   bool tensor_maps = false;       // with warp_specialized: tensor-map copies where the operands allow
+  bool im2col = false;            // with tensor_maps: A by an im2col map where a matrix map does not apply
 };
 
 Config make_config(const Problem& p, const Candidate& c, int sms, const Modes& modes = {}) {
@@ -352,7 +356,7 @@ Config make_config(const Problem& p, const Candidate& c, int sms, const Modes& m
     const int epi = cfg.out_along_k ? c.bm * (c.bn + 8) * staged_bytes : c.bn * (c.bm + 4) * 4;
     cfg.shared_bytes = c.persistent ? pipe + epi : std::max(pipe, epi);
     if (c.warpgroup) cfg.shared_bytes += 1024;  // slack to align the stages to 1024 bytes (wgmma swizzle)
-    if (modes.warp_specialized) use_warp_specialization(cfg, p, modes.tensor_maps);
+    if (modes.warp_specialized) use_warp_specialization(cfg, p, modes.tensor_maps, modes.im2col);
     if (c.fit_blocks) cfg.tile.min_blocks = resident_blocks(c, cfg);
   } else {
     cfg.shared_bytes = 0;  // static: 2 x 8 x (BM + 4 + BN + 4) floats
@@ -505,6 +509,35 @@ std::int64_t input_row_stride(const Problem& p, const Config& cfg) {
   return ok ? pixel : 0;
 }
 
+std::array<std::int64_t, 3> input_pixel_strides(const Problem& p, const Config& cfg) {
+  if (cfg.pack_input) {  // re-laid out as packed NHWC
+    return {std::int64_t{p.h} * p.w * p.c, std::int64_t{p.w} * p.c, p.c};
+  }
+  return {p.x_strides[0], p.x_strides[2], p.x_strides[3]};
+}
+
+bool im2col_fits(const Problem& p, const Config& cfg) {
+  if (cfg.a_loader != Loader::async16 || cfg.kernel != Kernel::matrix) return false;
+  if (!cfg.pack_input && p.c > 1 && p.x_strides[1] != 1) return false;  // channels dense
+  const int bk = block_k(p, cfg.tile.k_chunks);
+  if ((p.c / p.groups) % bk != 0) return false;  // each k-tile one filter tap of one group
+  const std::int64_t elem = p.elem_bytes();
+  for (std::int64_t s : input_pixel_strides(p, cfg)) {
+    if (s <= 0 || (s * elem) % 16 != 0 || s * elem >= (std::int64_t{1} << 40)) return false;
+  }
+  // The windows' origins run from -pad to (P - 1) * stride - pad (upper corner relative to
+  // the last pixel); a 4-D map keeps both corners in [-128, 127] and element strides <= 8.
+  const auto in_range = [](std::int64_t v) { return v >= -128 && v <= 127; };
+  const std::int64_t upper_h = std::int64_t{p.p - 1} * p.stride_h - p.pad_h - (p.h - 1);
+  const std::int64_t upper_w = std::int64_t{p.q - 1} * p.stride_w - p.pad_w - (p.w - 1);
+  if (!in_range(-p.pad_h) || !in_range(-p.pad_w) || !in_range(upper_h) || !in_range(upper_w)) return false;
+  if (p.stride_h > 8 || p.stride_w > 8) return false;
+  // Filter offsets are 16-bit; dims of the map 32-bit.
+  if (std::int64_t{p.r - 1} * p.dil_h > 65535 || std::int64_t{p.s - 1} * p.dil_w > 65535) return false;
+  const std::int64_t most = std::int64_t{1} << 31;
+  return p.n < most && p.h < most && p.w < most && p.c < most && cfg.tile.bm <= 256;
+}
+
 int block_k(const Problem& p, int k_chunks) { return 16 * k_chunks / static_cast<int>(p.elem_bytes()); }
 
 std::array<std::int64_t, 4> nchw_strides(int n, int c, int h, int w) {
@@ -560,7 +593,7 @@ std::string Config::describe() const {
     if (tile.persistent) s += " persistent";
     if (tile.warpgroup) s += " wgmma";
     if (stream_k_blocks > 0) s += " stream-k" + std::to_string(stream_k_blocks);
-    if (warp_specialized) s += tma_a ? " ws tma:AB" : tma_b ? " ws tma:B" : " ws";
+    if (warp_specialized) s += tma_a_im2col ? " ws tma:AB im2col" : tma_a ? " ws tma:AB" : tma_b ? " ws tma:B" : " ws";
     if (stage_16bit) s += " s16";
   }
   const auto loader = [](Loader l, int lanes) {
@@ -710,6 +743,7 @@ Config choose_config(const Problem& p, int sms, const std::string& force_tile_an
   const bool ws = has_mode("ws") || memory_bound_ws_pick || (warpgroup_pick && warp_specialization_pays(*best, plain));
   modes.warp_specialized = ws && !stream_k && warp_specialization_fits(plain, *best);
   modes.tensor_maps = warpgroup;
+  modes.im2col = has_mode("im2col");
   Config cfg = make_config(p, *best, sms, modes);
   if (stream_k) use_stream_k(cfg, p, *best, sms);
   return cfg;
@@ -737,6 +771,7 @@ std::string generate_header(const Problem& p, const Config& c) {
   s += "constexpr long long StreamKBlocks = " + std::to_string(c.stream_k_blocks) + ";  // 0: a block per tile\n";
   s += "constexpr bool WarpSpecialized = " + b(c.warp_specialized) + ";  // a loader warpgroup on mbarriers\n";
   s += "constexpr bool TmaA = " + b(c.tma_a) + ", TmaB = " + b(c.tma_b) + ";  // tensor-map copies (ConvArgs::a_map / b_map)\n";
+  s += "constexpr bool TmaAIm2col = " + b(c.tma_a_im2col) + ";  // A's map: im2col, a box per filter tap\n";
   s += "constexpr bool Tf32 = " + b(p.elem == Elem::f32 && c.kernel == Kernel::matrix) + ";\n";
   s += "}  // namespace hfi\n";
   return s;

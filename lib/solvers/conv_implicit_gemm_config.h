@@ -95,6 +95,9 @@ struct Config {
   // Warp-specialised tiles on sm_90 only: A's / B's k-tiles moved by tensor-map copies (the
   // invoker encodes hf::ConvArgs::a_map / b_map at launch) instead of 16-byte cp.async.
   bool tma_a = false, tma_b = false;
+  // With tma_a: A's k-tiles gathered by an im2col tensor map (one box a filter tap: channels-last
+  // x of any filter, stride and padding) rather than read as a pixels x channels matrix.
+  bool tma_a_im2col = false;
   int grid_y = 0;           // groups
   std::string source() const { return kernel == Kernel::matrix ? "conv_igemm.hip" : "conv_igemm_simt.hip"; }
   std::string entry() const { return kernel == Kernel::matrix ? "hf_conv_igemm" : "hf_conv_igemm_simt"; }
@@ -122,7 +125,9 @@ std::string why_not(const Problem& problem, const std::string& arch);
 // threads of their own, tensor-map copies where they apply), as the heuristic also does for its
 // own wgmma picks where the H200 measured it faster (a forced tile without "/ws" runs without
 // it); "/s16" stages a 16-bit output along channels as 16-bit values, the fused ops applied in
-// registers (Config::stage_16bit). Modes combine with '+': "wg128x128/ws+s16".
+// registers (Config::stage_16bit); "/im2col" (with "/ws") moves A by an im2col tensor map where
+// a pixels x channels map cannot (filters past 1x1, strides, padding: Config::tma_a_im2col).
+// Modes combine with '+': "wg128x128/ws+s16".
 // `warpgroup_mma`: the target has wgmma (has_warpgroup_mma).
 Config choose_config(const Problem& problem, int sms, const std::string& force_tile = {}, bool warpgroup_mma = false);
 
@@ -137,5 +142,13 @@ int block_k(const Problem& problem, int k_chunks);
 // x's pixels (as the GEMM reads x) and the weights' output channels; 0 where there is none.
 std::int64_t input_row_stride(const Problem& problem, const Config& config);
 std::int64_t weights_row_stride(const Problem& problem, const Config& config);
+
+// Whether an im2col tensor map can gather A (Config::tma_a_im2col): x channels-last as the GEMM
+// reads it (as given, or re-laid out), 16-byte aligned pixel, row and image strides, whole
+// k-tiles of one filter tap in one group, and the window bounds, strides and filter offsets in
+// the map's ranges.
+bool im2col_fits(const Problem& problem, const Config& config);
+// x's strides (elements: image, row, pixel) as the GEMM reads it, channels dense.
+std::array<std::int64_t, 3> input_pixel_strides(const Problem& problem, const Config& config);
 
 }  // namespace hipfuse::igemm

@@ -632,6 +632,49 @@ TEST_CASE("igemm: persistent warp-specialised tiles: edges, several tiles a bloc
   }
 }
 
+// A by im2col tensor map ("/im2col" with "/ws": one box a filter tap, the windows' padding and
+// strides applied by the copy engine): 3x3 with padding (M and N off the tile, windows across
+// image edges), stride 2, a 1x1 with stride 2, dilation 2 on a 5x5, 2 groups of 128, NCHW x
+// re-laid out first; plain and persistent tiles, fp32 and 16-bit staging.
+TEST_CASE("igemm: im2col tensor maps for A: padding, strides, dilation, groups, re-laid-out x") {
+  if (!igemm::has_warpgroup_mma(device_target().arch)) {
+    MESSAGE("no wgmma on " << device_target().arch << ": skipped");
+    return;
+  }
+  const std::vector<const char*> tiles = {"wg192x128/ws+im2col", "wg128x128/ws+im2col+s16", "wg128x64p/ws+im2col+s16",
+                                          "wg128x128p/ws+im2col"};
+  struct Case {
+    DataType type;
+    Lay lay;
+    Shape shape;
+    Epi epi;
+  };
+  const Case cases[] = {
+      {DataType::half, Lay::nhwc, {3, 64, 13, 11, 200, 3, 3, 1, 1}, Epi::bias_relu},           // M 429, N 200
+      {DataType::bfloat16, Lay::nhwc, {4, 128, 15, 17, 136, 3, 3, 1, 2}, Epi::cbna},           // stride 2, odd sizes
+      {DataType::half, Lay::nhwc, {8, 64, 20, 20, 256, 1, 1, 0, 2}, Epi::bn_act_residual},     // 1x1 stride 2
+      {DataType::half, Lay::nhwc, {2, 64, 16, 16, 72, 5, 5, 4, 1, 2}, Epi::bias_relu},         // 5x5, dilation 2
+      {DataType::bfloat16, Lay::nhwc, {2, 256, 9, 10, 144, 3, 3, 1, 1, 1, 2}, Epi::bias_relu}, // 2 groups of 128
+      {DataType::half, Lay::nchw, {2, 128, 12, 12, 128, 3, 3, 1, 1}, Epi::cbna},               // x re-laid out
+      {DataType::half, Lay::nhwc, {32, 64, 28, 28, 256, 3, 3, 1, 1}, Epi::bias_relu},          // many tiles a block
+  };
+  std::uint64_t seed = 2000;
+  for (const char* tile : tiles) {
+    for (const Case& c : cases) {
+      IgemmRun run(c.type, c.lay, c.shape, c.epi, false, seed++);
+      const igemm::Config config = run.config(tile);
+      CAPTURE(config.describe());
+      REQUIRE(config.warp_specialized);
+      CHECK(config.tma_a_im2col);
+      auto invoker = run.build(config);
+      run.poison();
+      HF_REQUIRE_HIP(run.launch(*invoker));
+      HF_REQUIRE_HIP(hipDeviceSynchronize());
+      run.check(false, 100000);
+    }
+  }
+}
+
 // NCHW 1x1 layers whose A is copied along the pixels (cp.async of 8 or 4 values into an
 // MN-major tile: wgmma's transposed A, ldmatrix.trans for mma.sync), on every tile kind:
 // H*W = 144 and 72 (16-byte copies), 100 and 36 (8-byte copies, so a chunk's second half
@@ -857,6 +900,25 @@ TEST_CASE("igemm: tile sweep of the wgmma tiles on the ResNet-50 wgmma layers" *
   sweep_tiles(layers, {"wg192x128", "wg192x128/ws", "wg192x128/ws+s16", "wg128x256", "wg128x256/ws", "wg128x128",
                        "wg128x128/ws", "wg128x128/ws+s16", "wg256x128", "wg256x128/ws", "wg64x128"});
   // /ws: warp-specialised; +s16: 16-bit epilogue staging (channels-last y)
+}
+
+// Not part of the regular suite: A by im2col tensor map against the loader warpgroup's cp.async
+// on the layers a pixels x channels map cannot read (3x3, and 1x1 with stride 2), each layer's
+// v14 choice first.
+TEST_CASE("igemm: tile sweep of the im2col tensor maps" * doctest::skip()) {
+  const std::vector<Layer> layers = {
+      {"3x3 64->64 56x56", DataType::half, {64, 64, 56, 56, 64, 3, 3, 1, 1}, 0},
+      {"3x3 128->128 56 s2", DataType::half, {64, 128, 56, 56, 128, 3, 3, 1, 2}, 0},
+      {"3x3 128->128 28x28", DataType::half, {64, 128, 28, 28, 128, 3, 3, 1, 1}, 0},
+      {"3x3 256->256 28 s2", DataType::half, {64, 256, 28, 28, 256, 3, 3, 1, 2}, 0},
+      {"3x3 256->256 14x14", DataType::half, {64, 256, 14, 14, 256, 3, 3, 1, 1}, 0},
+      {"3x3 512->512 14 s2", DataType::half, {64, 512, 14, 14, 512, 3, 3, 1, 2}, 0},
+      {"3x3 512->512 7x7", DataType::half, {64, 512, 7, 7, 512, 3, 3, 1, 1}, 0},
+      {"1x1 256->512 56 s2", DataType::half, {64, 256, 56, 56, 512, 1, 1, 0, 2}, 0},
+      {"1x1 512->1024 28 s2", DataType::half, {64, 512, 28, 28, 1024, 1, 1, 0, 2}, 0},
+  };
+  sweep_tiles(layers, {"wg192x128/ws+s16", "wg192x128/ws+im2col+s16", "wg128x128/ws+s16", "wg128x128/ws+im2col+s16",
+                       "wg128x64p/ws+im2col+s16", "wg128x128p/ws+im2col+s16", "128x64k64/s16", "128x128/s16"});
 }
 
 // Not part of the regular suite: the memory-bound 1x1 layers on the persistent warp-specialised

@@ -365,6 +365,9 @@ TEST_CASE("igemm: every tile x data type x layout compiles for sm_90 with hipRTC
       {DataType::bfloat16, false, {"128x64k64p/s16", "wg128x128/ws+s16"}, false, true},
       // persistent and warp-specialised: the loaders run on into the block's next tile
       {DataType::half, false, {"wg128x128p/ws", "wg128x64p/ws", "wg64x128p/ws", "wg128x128p/ws+s16"}},
+      // A by im2col tensor map (3x3 here; NCHW x re-laid out first)
+      {DataType::half, false, {"wg192x128/ws+im2col", "wg128x128/ws+im2col+s16", "wg128x64p/ws+im2col+s16", "wg128x256/ws+im2col"}},
+      {DataType::bfloat16, false, {"wg192x128/ws+im2col+s16", "wg128x128p/ws+im2col"}},
       {DataType::half, false, {"wg128x128p/ws+s16", "wg128x64p/ws+s16", "wg64x128p/ws", "wg128x128p/ws"}, false, true},
       {DataType::bfloat16, false, {"wg128x128p/ws+s16"}, false, true},
       {DataType::half, false, {"wg128x128p/ws", "wg64x128p/ws"}, true},
@@ -424,7 +427,11 @@ TEST_CASE("igemm: every tile x data type x layout compiles for sm_90 with hipRTC
                                           config.b_loader == igemm::Loader::async16));
         if (v.nchw_1x1) CHECK(config.a_loader == (plane_runs ? igemm::Loader::async16 : igemm::Loader::pixels));
         if (plane_runs) CHECK(config.pack_input);
-        if (config.warp_specialized) CHECK(config.tma_a == (v.nhwc_1x1 || plane_runs));  // 1x1 on pixel rows
+        // A by map: 1x1 on pixel rows, or (im2col) any channels-last x of whole 64-channel taps
+        if (config.warp_specialized) CHECK(config.tma_a == (v.nhwc_1x1 || plane_runs || config.tma_a_im2col));
+        const bool im2col = name.find("im2col") != std::string::npos;
+        if (!im2col) CHECK_FALSE(config.tma_a_im2col);
+        if (im2col && config.warp_specialized && cc.c % 64 == 0) CHECK(config.tma_a_im2col);
         rt::CompileReport report;
         std::vector<char> code;
         CHECK_NOTHROW(code = compiler.binary(ConvImplicitGemmSolver::request_for(*plan, config), "sm_90", 32, &report));
@@ -563,6 +570,74 @@ TEST_CASE("igemm: warp specialisation: a loader warpgroup and its barriers, only
   CHECK(pws3.tma_b);
   CHECK_FALSE(pws3.tma_a);
   CHECK(pws3.threads == 256 + 128);
+}
+
+// "/im2col" (forced, with "/ws"): A's k-tiles gathered by an im2col tensor map, one box a filter
+// tap, where a pixels x channels map cannot read x (filters past 1x1, strides, padding).
+TEST_CASE("igemm: im2col tensor maps for A: where they fit, the map's shape, the header") {
+  ConvCase cc;  // 3x3 64 -> 128, pad 1, NHWC
+  cc.n = 4;
+  cc.h = cc.w = 14;
+  cc.c = 64;
+  cc.k = 128;
+  auto plan = make_plan(cc);
+  const igemm::Config ws = ConvImplicitGemmSolver::config_for(*plan, sm90(), "wg128x128/ws");
+  const igemm::Config i2c = ConvImplicitGemmSolver::config_for(*plan, sm90(), "wg128x128/ws+im2col");
+  REQUIRE(i2c.warp_specialized);
+  CHECK_FALSE(ws.tma_a);
+  CHECK(i2c.tma_a);
+  CHECK(i2c.tma_a_im2col);
+  CHECK(i2c.tma_b);
+  CHECK(i2c.threads == ws.threads - 128 + 32);  // one loader warp: both operands by map
+  CHECK(i2c.describe().find(" ws tma:AB im2col") != std::string::npos);
+  const rt::KernelRequest r = ConvImplicitGemmSolver::request_for(*plan, i2c);
+  CHECK(declares(r, "constexpr bool TmaA = true, TmaB = true;"));
+  CHECK(declares(r, "constexpr bool TmaAIm2col = true;"));
+  CHECK(declares(ConvImplicitGemmSolver::request_for(*plan, ws), "constexpr bool TmaAIm2col = false;"));
+  // Persistent and 16-bit staged too; without "/im2col" the cp.async loaders stay.
+  const igemm::Config pws = ConvImplicitGemmSolver::config_for(*plan, sm90(), "wg128x64p/ws+im2col+s16");
+  CHECK(pws.tma_a_im2col);
+  CHECK(pws.stage_16bit);
+  CHECK(pws.tile.persistent);
+  std::string why;
+  // Strides: x as the GEMM reads it (image, row, pixel), channels dense.
+  const auto problem = ConvImplicitGemmSolver::problem_of(*plan, &why);
+  REQUIRE(problem);
+  CHECK(igemm::input_pixel_strides(*problem, i2c) == std::array<std::int64_t, 3>{14 * 14 * 64, 14 * 64, 64});
+  CHECK(igemm::im2col_fits(*problem, i2c));
+  // A 1x1 stride-2 layer: windows 2 apart.
+  ConvCase s2 = cc;
+  s2.r = s2.s = 1;
+  s2.pad = 0;
+  s2.stride = 2;
+  CHECK(ConvImplicitGemmSolver::config_for(*make_plan(s2), sm90(), "wg128x64p/ws+im2col").tma_a_im2col);
+  // NCHW 3x3: x re-laid out as packed NHWC first, then windows of the packed tensor.
+  ConvCase nchw = cc;
+  nchw.layout = Layout::nchw;
+  const igemm::Config packed = ConvImplicitGemmSolver::config_for(*make_plan(nchw), sm90(), "wg128x128/ws+im2col");
+  CHECK(packed.pack_input);
+  CHECK(packed.tma_a_im2col);
+  // A 1x1 stride-1 layer keeps the plain matrix map.
+  ConvCase one = cc;
+  one.r = one.s = 1;
+  one.pad = 0;
+  const igemm::Config plain_map = ConvImplicitGemmSolver::config_for(*make_plan(one), sm90(), "wg128x128/ws+im2col");
+  CHECK(plain_map.tma_a);
+  CHECK_FALSE(plain_map.tma_a_im2col);
+  // Not where a k-tile would span two filter taps (C not a multiple of 64), nor for a gathered A
+  // (a prologue on a 1x1), nor without warp specialisation.
+  ConvCase odd = cc;
+  odd.c = 200;
+  CHECK_FALSE(ConvImplicitGemmSolver::config_for(*make_plan(odd), sm90(), "wg128x128/ws+im2col").tma_a_im2col);
+  ConvCase pro = one;
+  pro.stride = 2;
+  CHECK_FALSE(ConvImplicitGemmSolver::config_for(*make_plan(pro, Chain::prologue_bn_relu), sm90(), "wg128x128/ws+im2col")
+                  .tma_a_im2col);
+  CHECK_FALSE(ConvImplicitGemmSolver::config_for(*plan, sm90(), "wg128x128/im2col").tma_a_im2col);
+  // Window bounds past a 4-D map's [-128, 127]: padding 130.
+  ConvCase wide = cc;
+  wide.pad = 130;
+  CHECK_FALSE(ConvImplicitGemmSolver::config_for(*make_plan(wide), sm90(), "wg128x128/ws+im2col").tma_a_im2col);
 }
 
 TEST_CASE("igemm: 16-bit epilogue staging: the heuristic's tiles and /s16, 16-bit y along channels, half the staging") {
@@ -806,7 +881,9 @@ TEST_CASE("igemm: write the generated headers of the reference layers" * doctest
                          // 16-bit epilogue staging: where y is 16-bit along channels
                          "128x64k64p/s16", "64x64k64p/s16", "wg128x128p/s16", "wg128x128/ws+s16", "wg192x128/ws+s16",
                          // persistent and warp-specialised
-                         "wg128x128p/ws", "wg128x128p/ws+s16", "wg128x64p/ws+s16", "wg64x128p/ws+s16"};
+                         "wg128x128p/ws", "wg128x128p/ws+s16", "wg128x64p/ws+s16", "wg64x128p/ws+s16",
+                         // A by im2col tensor map (3x3 layers)
+                         "wg192x128/ws+im2col+s16", "wg128x128/ws+im2col+s16", "wg128x64p/ws+im2col+s16"};
   // 1x1 256->128: a memory-bound layer of several k-tiles; 1x1 1024->256 14x14: NCHW's A
   // copied 4 pixels at a time (H*W = 196); 1x1 2048->512 7x7: NCHW's A gathered (H*W = 49).
   struct Layer {
@@ -826,6 +903,7 @@ TEST_CASE("igemm: write the generated headers of the reference layers" * doctest
           if (config.tile.name() != tile_name) continue;  // does not fit (wg128x256p past one k-tile)
           if ((name.find("/ws") != std::string::npos) != config.warp_specialized) continue;  // a gathered loader
           if ((name.find("s16") != std::string::npos) != config.stage_16bit) continue;  // y along the pixels
+          if ((name.find("im2col") != std::string::npos) != config.tma_a_im2col) continue;  // a 1x1's plain map
           const rt::KernelRequest r = ConvImplicitGemmSolver::request_for(*plan, config);
           std::string set = std::string(name_of(t)) + "-" + (layout == Layout::nhwc ? "nhwc" : "nchw") + "-" + l.name +
                             "-" + name;
