@@ -370,6 +370,35 @@ TEST_CASE("igemm: every tile, on edges (M, N and K not multiples of the tile)") 
 
 namespace {
 
+// One layer of a tile test: data type, layout, shape, fused chain.
+struct LayerCase {
+  DataType type;
+  Lay lay;
+  Shape shape;
+  Epi epi;
+};
+
+// Runs every case on every forced tile: `expect(config, case, tile)` checks the configuration,
+// then the outputs are poisoned, computed and compared with the CPU reference (every element,
+// or `samples` of them). Seeds count up from `seed`.
+template <class Expect>
+void run_cases(const std::vector<const char*>& tiles, const std::vector<LayerCase>& cases, std::uint64_t seed,
+               Expect expect, std::int64_t samples = 0) {
+  for (const char* tile : tiles) {
+    for (const LayerCase& c : cases) {
+      IgemmRun run(c.type, c.lay, c.shape, c.epi, false, seed++);
+      const igemm::Config config = run.config(tile);
+      CAPTURE(config.describe());
+      expect(config, c, std::string(tile));
+      auto invoker = run.build(config);
+      run.poison();
+      HF_REQUIRE_HIP(run.launch(*invoker));
+      HF_REQUIRE_HIP(hipDeviceSynchronize());
+      run.check(false, samples);
+    }
+  }
+}
+
 // Forced tiles on small odd problems: partial k-tiles, M and N edges, GEMM K below one
 // k-tile, per-element gathers and a prologue, groups with stride; fp16 / bf16 x NHWC / NCHW
 // (and tf32 on every other combination where `with_tf32`).
@@ -509,13 +538,7 @@ TEST_CASE("igemm: warp-specialised wgmma tiles: edges, many rounds of the stages
   const std::vector<const char*> tiles = {"wg128x128/ws", "wg128x64/ws",  "wg64x128/ws",
                                           "wg128x256/ws", "wg256x128/ws", "wg192x128/ws"};
   run_tiles_on_edges(tiles, false, 1100);
-  struct Case {
-    DataType type;
-    Lay lay;
-    Shape shape;
-    Epi epi;
-  };
-  const Case cases[] = {
+  const std::vector<LayerCase> cases = {
       {DataType::half, Lay::nhwc, {2, 256, 9, 11, 200, 3, 3, 1, 1}, Epi::bias_relu},          // 36 k-tiles
       {DataType::bfloat16, Lay::nchw, {2, 256, 9, 11, 200, 3, 3, 1, 1}, Epi::cbna},           // x re-laid out
       {DataType::half, Lay::nchw, {3, 640, 12, 12, 136, 1, 1, 0, 1}, Epi::bn_act_residual},  // 10 k-tiles of pixels
@@ -527,26 +550,15 @@ TEST_CASE("igemm: warp-specialised wgmma tiles: edges, many rounds of the stages
       {DataType::half, Lay::nhwc, {2, 64, 10, 10, 136, 1, 1, 0, 1}, Epi::bias_relu},         // one k-tile, one stage
       {DataType::bfloat16, Lay::nchw, {3, 256, 7, 7, 64, 1, 1, 0, 1}, Epi::cbna},            // re-laid out, A by map
   };
-  std::uint64_t seed = 1200;
-  for (const char* tile : tiles) {
-    for (const Case& c : cases) {
-      IgemmRun run(c.type, c.lay, c.shape, c.epi, false, seed++);
-      const igemm::Config config = run.config(tile);
-      CAPTURE(config.describe());
-      // Pixel chunks must divide among the 128 loader threads (not 192 / 8 = 24).
-      const bool fits = config.a_loader != igemm::Loader::pixels || 128 % (config.tile.bm / 8) == 0;
-      CHECK(config.warp_specialized == fits);
-      // A by tensor map: a 1x1, stride-1 convolution whose x is channels-last (NHWC, or NCHW re-laid out).
-      const bool a_map = c.shape.r == 1 && c.shape.stride == 1 && config.a_loader == igemm::Loader::async16;
-      CHECK(config.tma_a == (fits && a_map));
-      CHECK(config.tma_b == fits);
-      auto invoker = run.build(config);
-      run.poison();
-      HF_REQUIRE_HIP(run.launch(*invoker));
-      HF_REQUIRE_HIP(hipDeviceSynchronize());
-      run.check(false);
-    }
-  }
+  run_cases(tiles, cases, 1200, [](const igemm::Config& config, const LayerCase& c, const std::string&) {
+    // Pixel chunks must divide among the 128 loader threads (not 192 / 8 = 24).
+    const bool fits = config.a_loader != igemm::Loader::pixels || 128 % (config.tile.bm / 8) == 0;
+    CHECK(config.warp_specialized == fits);
+    // A by tensor map: a 1x1, stride-1 convolution whose x is channels-last (NHWC, or NCHW re-laid out).
+    const bool a_map = c.shape.r == 1 && c.shape.stride == 1 && config.a_loader == igemm::Loader::async16;
+    CHECK(config.tma_a == (fits && a_map));
+    CHECK(config.tma_b == fits);
+  });
 }
 
 // 16-bit epilogue staging (forced "/s16": the fused ops on each thread's accumulators, 16-bit
@@ -559,31 +571,15 @@ TEST_CASE("igemm: 16-bit epilogue staging: edges, persistent tiles, every chain"
     for (const char* t : {"wg128x128/s16", "wg128x128p/s16", "wg192x128/ws+s16", "wg128x256/ws+s16"}) tiles.push_back(t);
   }
   run_tiles_on_edges(tiles, false, 1500);
-  struct Case {
-    DataType type;
-    Shape shape;
-    Epi epi;
+  const std::vector<LayerCase> cases = {
+      {DataType::half, Lay::nhwc, {8, 64, 28, 28, 256, 1, 1, 0, 1}, Epi::bias_relu},            // M 6272: many tiles a block
+      {DataType::bfloat16, Lay::nhwc, {8, 64, 28, 28, 256, 1, 1, 0, 1}, Epi::cbna},
+      {DataType::half, Lay::nhwc, {3, 128, 13, 11, 200, 1, 1, 0, 1}, Epi::bn_act_residual},     // M 429, N 200
+      {DataType::bfloat16, Lay::nhwc, {2, 136, 9, 10, 144, 3, 3, 1, 1, 1, 2}, Epi::bias_relu},  // 2 groups of 68 -> 72
   };
-  const Case cases[] = {
-      {DataType::half, {8, 64, 28, 28, 256, 1, 1, 0, 1}, Epi::bias_relu},            // M 6272: many tiles a block
-      {DataType::bfloat16, {8, 64, 28, 28, 256, 1, 1, 0, 1}, Epi::cbna},
-      {DataType::half, {3, 128, 13, 11, 200, 1, 1, 0, 1}, Epi::bn_act_residual},     // M 429, N 200
-      {DataType::bfloat16, {2, 136, 9, 10, 144, 3, 3, 1, 1, 1, 2}, Epi::bias_relu},  // 2 groups of 68 -> 72
-  };
-  std::uint64_t seed = 1600;
-  for (const char* tile : tiles) {
-    for (const Case& c : cases) {
-      IgemmRun run(c.type, Lay::nhwc, c.shape, c.epi, false, seed++);
-      const igemm::Config config = run.config(tile);
-      CAPTURE(config.describe());
-      CHECK(config.stage_16bit);
-      auto invoker = run.build(config);
-      run.poison();
-      HF_REQUIRE_HIP(run.launch(*invoker));
-      HF_REQUIRE_HIP(hipDeviceSynchronize());
-      run.check(false);
-    }
-  }
+  run_cases(tiles, cases, 1600, [](const igemm::Config& config, const LayerCase&, const std::string&) {
+    CHECK(config.stage_16bit);
+  });
 }
 
 // Persistent warp-specialised wgmma tiles (the loaders run on into the block's next tile while
@@ -599,37 +595,21 @@ TEST_CASE("igemm: persistent warp-specialised tiles: edges, several tiles a bloc
   const std::vector<const char*> tiles = {"wg128x128p/ws", "wg128x64p/ws", "wg64x128p/ws", "wg128x128p/ws+s16",
                                           "wg128x64p/ws+s16"};
   run_tiles_on_edges(tiles, false, 1700);
-  struct Case {
-    DataType type;
-    Lay lay;
-    Shape shape;
-    Epi epi;
-  };
-  const Case cases[] = {
+  const std::vector<LayerCase> cases = {
       {DataType::half, Lay::nhwc, {16, 64, 32, 32, 1024, 1, 1, 0, 1}, Epi::bias_relu},      // one k-tile a tile
       {DataType::bfloat16, Lay::nhwc, {16, 200, 32, 32, 512, 1, 1, 0, 1}, Epi::cbna},       // 4 k-tiles, last partial
       {DataType::half, Lay::nhwc, {32, 64, 34, 34, 512, 3, 3, 1, 2}, Epi::bn_act_residual}, // A by cp.async
       {DataType::half, Lay::nchw, {16, 64, 32, 32, 512, 1, 1, 0, 1}, Epi::bias_relu},       // A along the pixels
       {DataType::bfloat16, Lay::nhwc, {64, 256, 16, 16, 512, 1, 1, 0, 1, 1, 2}, Epi::bias_relu},  // 2 groups
   };
-  std::uint64_t seed = 1800;
-  for (const char* tile : tiles) {
-    for (const Case& c : cases) {
-      IgemmRun run(c.type, c.lay, c.shape, c.epi, false, seed++);
-      const igemm::Config config = run.config(tile);
-      CAPTURE(config.describe());
-      REQUIRE(config.warp_specialized);
-      CHECK(config.tile.persistent);
-      CHECK(config.grid_x < config.tiles);  // blocks that walk several tiles
-      CHECK(config.stage_16bit == (std::string(tile).find("s16") != std::string::npos && c.lay == Lay::nhwc));
-      CHECK(config.tma_a == (c.lay == Lay::nhwc && c.shape.r == 1));
-      auto invoker = run.build(config);
-      run.poison();
-      HF_REQUIRE_HIP(run.launch(*invoker));
-      HF_REQUIRE_HIP(hipDeviceSynchronize());
-      run.check(false, 100000);
-    }
-  }
+  const auto expect = [](const igemm::Config& config, const LayerCase& c, const std::string& tile) {
+    REQUIRE(config.warp_specialized);
+    CHECK(config.tile.persistent);
+    CHECK(config.grid_x < config.tiles);  // blocks that walk several tiles
+    CHECK(config.stage_16bit == (tile.find("s16") != std::string::npos && c.lay == Lay::nhwc));
+    CHECK(config.tma_a == (c.lay == Lay::nhwc && c.shape.r == 1));
+  };
+  run_cases(tiles, cases, 1800, expect, 100000);
 }
 
 // A by im2col tensor map ("/im2col" with "/ws": one box a filter tap, the windows' padding and
@@ -643,13 +623,7 @@ TEST_CASE("igemm: im2col tensor maps for A: padding, strides, dilation, groups, 
   }
   const std::vector<const char*> tiles = {"wg192x128/ws+im2col", "wg128x128/ws+im2col+s16", "wg128x64p/ws+im2col+s16",
                                           "wg128x128p/ws+im2col"};
-  struct Case {
-    DataType type;
-    Lay lay;
-    Shape shape;
-    Epi epi;
-  };
-  const Case cases[] = {
+  const std::vector<LayerCase> cases = {
       {DataType::half, Lay::nhwc, {3, 64, 13, 11, 200, 3, 3, 1, 1}, Epi::bias_relu},           // M 429, N 200
       {DataType::bfloat16, Lay::nhwc, {4, 128, 15, 17, 136, 3, 3, 1, 2}, Epi::cbna},           // stride 2, odd sizes
       {DataType::half, Lay::nhwc, {8, 64, 20, 20, 256, 1, 1, 0, 2}, Epi::bn_act_residual},     // 1x1 stride 2
@@ -658,21 +632,11 @@ TEST_CASE("igemm: im2col tensor maps for A: padding, strides, dilation, groups, 
       {DataType::half, Lay::nchw, {2, 128, 12, 12, 128, 3, 3, 1, 1}, Epi::cbna},               // x re-laid out
       {DataType::half, Lay::nhwc, {32, 64, 28, 28, 256, 3, 3, 1, 1}, Epi::bias_relu},          // many tiles a block
   };
-  std::uint64_t seed = 2000;
-  for (const char* tile : tiles) {
-    for (const Case& c : cases) {
-      IgemmRun run(c.type, c.lay, c.shape, c.epi, false, seed++);
-      const igemm::Config config = run.config(tile);
-      CAPTURE(config.describe());
-      REQUIRE(config.warp_specialized);
-      CHECK(config.tma_a_im2col);
-      auto invoker = run.build(config);
-      run.poison();
-      HF_REQUIRE_HIP(run.launch(*invoker));
-      HF_REQUIRE_HIP(hipDeviceSynchronize());
-      run.check(false, 100000);
-    }
-  }
+  const auto expect = [](const igemm::Config& config, const LayerCase&, const std::string&) {
+    REQUIRE(config.warp_specialized);
+    CHECK(config.tma_a_im2col);
+  };
+  run_cases(tiles, cases, 2000, expect, 100000);
 }
 
 // NCHW 1x1 layers whose A is copied along the pixels (cp.async of 8 or 4 values into an
@@ -902,6 +866,19 @@ TEST_CASE("igemm: tile sweep of the wgmma tiles on the ResNet-50 wgmma layers" *
   // /ws: warp-specialised; +s16: 16-bit epilogue staging (channels-last y)
 }
 
+// The memory-bound ResNet-50 1x1 layers (batch 64, GEMM K <= 512) of the sweeps below. cuDNN
+// column: its fused channels-last call (spaced, docs/perf-runs/2026-12-01-peers-spaced/).
+std::vector<Layer> memory_bound_layers() {
+  return {
+      {"1x1 64->256 56x56", DataType::half, {64, 64, 56, 56, 256, 1, 1, 0, 1}, 42.8},
+      {"1x1 256->64 56x56", DataType::half, {64, 256, 56, 56, 64, 1, 1, 0, 1}, 39.7},
+      {"1x1 64->64 56x56", DataType::half, {64, 64, 56, 56, 64, 1, 1, 0, 1}, 19.5},
+      {"1x1 256->128 56x56", DataType::half, {64, 256, 56, 56, 128, 1, 1, 0, 1}, 46.7},
+      {"1x1 128->512 28x28", DataType::half, {64, 128, 28, 28, 512, 1, 1, 0, 1}, 26.3},
+      {"1x1 512->128 28x28", DataType::half, {64, 512, 28, 28, 128, 1, 1, 0, 1}, 24.4},
+  };
+}
+
 // Not part of the regular suite: A by im2col tensor map against the loader warpgroup's cp.async
 // on the layers a pixels x channels map cannot read (3x3, and 1x1 with stride 2), each layer's
 // v14 choice first.
@@ -922,35 +899,20 @@ TEST_CASE("igemm: tile sweep of the im2col tensor maps" * doctest::skip()) {
 }
 
 // Not part of the regular suite: the memory-bound 1x1 layers on the persistent warp-specialised
-// tiles (tensor-map loads running on into the next tile) against today's choices (wg128x128p
-// with 16-bit staging on NHWC N >= 128; 128x64k64p / 64x64k64p with it).
+// tiles (tensor-map loads running on into the next tile) against the persistent tiles without
+// them (v13's choices; since v14 the heuristic takes wg128x64p/ws on channels-last x).
 TEST_CASE("igemm: tile sweep of the persistent warp-specialised tiles" * doctest::skip()) {
-  const std::vector<Layer> layers = {
-      {"1x1 64->256 56x56", DataType::half, {64, 64, 56, 56, 256, 1, 1, 0, 1}, 42.8},
-      {"1x1 256->64 56x56", DataType::half, {64, 256, 56, 56, 64, 1, 1, 0, 1}, 39.7},
-      {"1x1 64->64 56x56", DataType::half, {64, 64, 56, 56, 64, 1, 1, 0, 1}, 19.5},
-      {"1x1 256->128 56x56", DataType::half, {64, 256, 56, 56, 128, 1, 1, 0, 1}, 46.7},
-      {"1x1 128->512 28x28", DataType::half, {64, 128, 28, 28, 512, 1, 1, 0, 1}, 26.3},
-      {"1x1 512->128 28x28", DataType::half, {64, 512, 28, 28, 128, 1, 1, 0, 1}, 24.4},
-  };
+  const std::vector<Layer> layers = memory_bound_layers();
   sweep_tiles(layers, {"wg128x128p/s16", "wg128x128p/ws+s16", "wg128x128p/ws", "wg128x64p/ws+s16", "wg64x128p/ws+s16",
                        "128x64k64p/s16", "64x64k64p/s16"});
 }
 
-// Not part of the regular suite: the memory-bound ResNet-50 1x1 layers (batch 64, GEMM K <= 512)
-// on today's tiles (128x64k64p NHWC, 128x64 NCHW) against the forced-only persistent ones: wgmma,
-// and mma.sync with more resident blocks (64x64k64p). wg128x256p fits only GEMM K 64 (one k-tile),
-// so it runs on those layers alone. cuDNN column: its fused channels-last call (spaced,
-// docs/perf-runs/2026-12-01-peers-spaced/).
+// Not part of the regular suite: the memory-bound 1x1 layers on the mma.sync tiles (128x64k64p,
+// 128x64: NCHW's choices) against the persistent wgmma ones and mma.sync with more resident
+// blocks (64x64k64p), with and without 16-bit staging. wg128x256p fits only GEMM K 64 (one
+// k-tile), so it runs on those layers alone.
 TEST_CASE("igemm: tile sweep on the memory-bound 1x1 layers" * doctest::skip()) {
-  const std::vector<Layer> layers = {
-      {"1x1 64->256 56x56", DataType::half, {64, 64, 56, 56, 256, 1, 1, 0, 1}, 42.8},
-      {"1x1 256->64 56x56", DataType::half, {64, 256, 56, 56, 64, 1, 1, 0, 1}, 39.7},
-      {"1x1 64->64 56x56", DataType::half, {64, 64, 56, 56, 64, 1, 1, 0, 1}, 19.5},
-      {"1x1 256->128 56x56", DataType::half, {64, 256, 56, 56, 128, 1, 1, 0, 1}, 46.7},
-      {"1x1 128->512 28x28", DataType::half, {64, 128, 28, 28, 512, 1, 1, 0, 1}, 26.3},
-      {"1x1 512->128 28x28", DataType::half, {64, 512, 28, 28, 128, 1, 1, 0, 1}, 24.4},
-  };
+  const std::vector<Layer> layers = memory_bound_layers();
   sweep_tiles(layers, {"128x64k64p", "128x64k64p/s16", "128x64", "wg64x128p", "wg128x64p", "wg128x128p",
                        "wg128x128p/s16", "64x64k64p", "64x64k64p/s16", "wg128x64/ws", "wg64x128/ws", "wg128x128/ws",
                        "wg128x256/ws"});
