@@ -532,8 +532,8 @@ bool im2col_fits(const Problem& p, const Config& cfg) {
   const std::int64_t upper_w = std::int64_t{p.q - 1} * p.stride_w - p.pad_w - (p.w - 1);
   if (!in_range(-p.pad_h) || !in_range(-p.pad_w) || !in_range(upper_h) || !in_range(upper_w)) return false;
   if (p.stride_h > 8 || p.stride_w > 8) return false;
-  // Filter offsets are 16-bit; dims of the map 32-bit.
-  if (std::int64_t{p.r - 1} * p.dil_h > 65535 || std::int64_t{p.s - 1} * p.dil_w > 65535) return false;
+  // Filter offsets: kept to the 8 bits a 4-D map's corners have; dims of the map 32-bit.
+  if (std::int64_t{p.r - 1} * p.dil_h > 255 || std::int64_t{p.s - 1} * p.dil_w > 255) return false;
   const std::int64_t most = std::int64_t{1} << 31;
   return p.n < most && p.h < most && p.w < most && p.c < most && cfg.tile.bm <= 256;
 }

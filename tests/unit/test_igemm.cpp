@@ -634,10 +634,19 @@ TEST_CASE("igemm: im2col tensor maps for A: where they fit, the map's shape, the
   CHECK_FALSE(ConvImplicitGemmSolver::config_for(*make_plan(pro, Chain::prologue_bn_relu), sm90(), "wg128x128/ws+im2col")
                   .tma_a_im2col);
   CHECK_FALSE(ConvImplicitGemmSolver::config_for(*plan, sm90(), "wg128x128/im2col").tma_a_im2col);
-  // Window bounds past a 4-D map's [-128, 127]: padding 130.
+  // Window bounds past a 4-D map's [-128, 127]: padding 130; filter offsets past 8 bits: a 3x3
+  // with dilation 130.
   ConvCase wide = cc;
   wide.pad = 130;
   CHECK_FALSE(ConvImplicitGemmSolver::config_for(*make_plan(wide), sm90(), "wg128x128/ws+im2col").tma_a_im2col);
+  ConvCase dilated = cc;
+  dilated.h = dilated.w = 300;
+  dilated.n = 1;
+  dilated.dil = 130;
+  dilated.pad = 0;
+  CHECK_FALSE(ConvImplicitGemmSolver::config_for(*make_plan(dilated), sm90(), "wg128x128/ws+im2col").tma_a_im2col);
+  dilated.dil = 60;  // offsets up to 120, corners -120
+  CHECK(ConvImplicitGemmSolver::config_for(*make_plan(dilated), sm90(), "wg128x128/ws+im2col").tma_a_im2col);
 }
 
 TEST_CASE("igemm: 16-bit epilogue staging: the heuristic's tiles and /s16, 16-bit y along channels, half the staging") {
