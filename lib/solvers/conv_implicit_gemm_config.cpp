@@ -257,9 +257,9 @@ constexpr int kLoaderThreads = 128;  // the loader warpgroup of a warp-specialis
 void use_warp_specialization(Config& cfg, const Problem& p, bool tensor_maps, bool im2col) {
   cfg.warp_specialized = true;
   cfg.tma_b = tensor_maps && weights_row_stride(p, cfg) > 0;
-  cfg.tma_a = cfg.tma_b && input_row_stride(p, cfg) > 0;
-  cfg.tma_a_im2col = cfg.tma_b && !cfg.tma_a && im2col && im2col_fits(p, cfg);
-  cfg.tma_a = cfg.tma_a || cfg.tma_a_im2col;
+  const bool matrix_a = cfg.tma_b && input_row_stride(p, cfg) > 0;
+  cfg.tma_a_im2col = cfg.tma_b && !matrix_a && im2col && im2col_fits(p, cfg);
+  cfg.tma_a = matrix_a || cfg.tma_a_im2col;
   cfg.threads += cfg.tma_a ? 32 : kLoaderThreads;
   cfg.shared_bytes += 16 * cfg.tile.stages + 8;
 }
@@ -686,12 +686,17 @@ Config choose_config(const Problem& p, int sms, const std::string& force_tile_an
   bool memory_bound_ws_pick = false;
   if (force_tile.empty() && warpgroup && p.gemm_n() >= 64 && p.gemm_k() <= kMemoryBoundWarpSpecializedMaxK &&
       !compute_bound) {
+    // As measured: both operands by tensor map (x as given), y 16-bit staged.
     const Candidate* wg = find_tile(kMemoryBoundTileWarpSpecialized, true, true);
-    const Config wg_cfg = wg != nullptr ? make_config(p, *wg, sms) : Config{};
-    if (wg != nullptr && wg_cfg.a_loader == Loader::async16 && !wg_cfg.pack_input && stage_16bit_fits(p, wg_cfg) &&
-        warp_specialization_fits(wg_cfg, *wg) && weights_row_stride(p, wg_cfg) > 0 && input_row_stride(p, wg_cfg) > 0) {
-      best = wg;
-      memory_bound_ws_pick = true;
+    if (wg != nullptr) {
+      const Config plain = make_config(p, *wg, sms);
+      Modes maps;
+      maps.warp_specialized = maps.tensor_maps = true;
+      if (!plain.pack_input && stage_16bit_fits(p, plain) && warp_specialization_fits(plain, *wg) &&
+          make_config(p, *wg, sms, maps).tma_a) {
+        best = wg;
+        memory_bound_ws_pick = true;
+      }
     }
   }
   const bool memory_bound_pick = force_tile.empty() && best != nullptr;  // as measured: no promotion

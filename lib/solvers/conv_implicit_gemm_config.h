@@ -77,7 +77,7 @@ struct Config {
   int pack_tile_channels = 0;  // pack_input's tile: channels (up to 64) x 4096 / that many pixels
   bool out_along_k = true;  // y stored in vectors along channels (else along pixels)
   int out_vec = 1;          // elements per output store
-  // Matrix tiles with 16-bit y stored along channels (forced only, "<tile>/s16"): the fused
+  // Matrix tiles with 16-bit y stored along channels (the heuristic's tiles, or "<tile>/s16"): the fused
   // ops applied to each thread's own accumulators, the results staged as 16-bit values
   // instead of fp32 (half the epilogue's shared-memory traffic and staging).
   bool stage_16bit = false;
@@ -121,7 +121,7 @@ std::string why_not(const Problem& problem, const std::string& arch);
 // forced one elsewhere falls back to the heuristic), or a SIMT one: "simt128x128",
 // "simt128x64", "simt64x64"; a "/sk" suffix ("<tile>/sk", or "/sk" for the heuristic's tile)
 // turns stream-K on for a pipelined matrix tile (never chosen automatically: slower on the
-// H200); "/ws" warp-specialises a non-persistent wgmma tile with asynchronous loaders (loader
+// H200); "/ws" warp-specialises a wgmma tile (persistent or not) with asynchronous loaders (loader
 // threads of their own, tensor-map copies where they apply), as the heuristic also does for its
 // own wgmma picks where the H200 measured it faster (a forced tile without "/ws" runs without
 // it); "/s16" stages a 16-bit output along channels as 16-bit values, the fused ops applied in
