@@ -43,6 +43,7 @@
 // host only, hfi::StreamKBlocks) splits the k-tiles of all tiles evenly over the resident
 // blocks (below).
 #include "common/igemm.h"
+#include "common/igemm_args.h"  // hf::kEpilogueChannelBytes
 
 namespace igemm {
 
@@ -123,6 +124,17 @@ constexpr int kEpiBytes = (kAlongK ? BM : BN) * kStageLd * (kStage16 ? 2 : 4);
 // persistent blocks, whose staging must not overlap the next tile's loads (Config::shared_bytes).
 constexpr bool kPersistent = hfi::Persistent;
 constexpr int kEpiOffset = kPersistent ? kPipeBytes : 0;
+// With 16-bit staging each thread's accumulator pieces span 2 * NI channels (16 on a 64-column
+// tile), whose parameters (BN inference: 4 loads and an rsqrt each, plus the bias) every thread
+// would prepare again. Instead BN threads prepare one channel each at the start of the tile,
+// into hf::kEpilogueChannelBytes a channel past the pipeline and the staging (the host adds
+// them for every 16-bit staged tile): they land while the tile is multiplied, and the
+// epilogue's barrier before the staging orders them before their reads. (Longer states, of
+// chains with several per-channel steps, keep the per-thread preparation.)
+constexpr int kChannelOffset = kPersistent ? kPipeBytes + kEpiBytes : (kPipeBytes > kEpiBytes ? kPipeBytes : kEpiBytes);
+constexpr int kChannelBytes = kStage16 ? BN * hf::kEpilogueChannelBytes : 0;
+constexpr bool kChannelsShared =
+    kStage16 && Epilogue::per_channel && sizeof(EpilogueChannel) <= hf::kEpilogueChannelBytes;
 static_assert(BM % 32 == 0 && BN % 32 == 0, "staging pads assume multiples of 32");
 static_assert((kAlongK ? BN : BM) % kOutVec == 0, "output vectors tile the block");
 
@@ -677,6 +689,18 @@ HF_DEVICE void sync_math_threads() {
 // thread's own accumulators (each piece: two adjacent channels, prepared once, on two rows),
 // the results rounded into [BM][BN + 8] values of T (the pad keeps the 4-byte pair writes
 // conflict-free: rows 8 apart shift by 4 banks), then OutVec of them a vector store.
+// The tile's channels' parameters, for kChannelsShared (see kChannelOffset): thread c of the
+// threads that multiply prepares channel n0 + c, at the start of the tile.
+HF_DEVICE void prepare_tile_channels(const hf::ConvArgs& args, char* smem, int n0, int tid) {
+  if constexpr (kChannelsShared) {
+    static_assert(kThreads >= BN, "a thread per channel of the tile");
+    if (tid < BN && n0 + tid < kNg) {
+      EpilogueChannel* channels = reinterpret_cast<EpilogueChannel*>(smem + kChannelOffset);
+      channels[tid] = epilogue_channel(static_cast<int>(blockIdx.y) * kNg + n0 + tid, args.chain);
+    }
+  }
+}
+
 HF_DEVICE void store_tile_16bit(const hf::ConvArgs& args, char* smem, const float (&acc)[MI][NI][4], I m0, int n0) {
   const int tid = static_cast<int>(threadIdx.x);
   const int lane = tid & 31, warp = tid >> 5;
@@ -689,7 +713,15 @@ HF_DEVICE void store_tile_16bit(const hf::ConvArgs& args, char* smem, const floa
     const int col = acc_col(warp, ni) + 2 * t;
     if (n0 + col >= kNg) continue;  // Ng % OutVec == 0 and OutVec >= 2: both channels in or out
     const int k = group * kNg + n0 + col;
-    const EpilogueChannel ch0 = epilogue_channel(k, args.chain), ch1 = epilogue_channel(k + 1, args.chain);
+    EpilogueChannel ch0, ch1;
+    if constexpr (kChannelsShared) {
+      const EpilogueChannel* channels = reinterpret_cast<const EpilogueChannel*>(smem + kChannelOffset);
+      ch0 = channels[col];
+      ch1 = channels[col + 1];
+    } else {
+      ch0 = epilogue_channel(k, args.chain);
+      ch1 = epilogue_channel(k + 1, args.chain);
+    }
 #pragma unroll
     for (int mi = 0; mi < MI; ++mi) {
 #pragma unroll
@@ -876,6 +908,7 @@ HF_DEVICE void conv_tile(const hf::ConvArgs& args, char* smem, A& a_load, B& b_l
   const T* HF_RESTRICT x = static_cast<const T*>(args.x);
   const T* HF_RESTRICT w = static_cast<const T*>(args.w);
 
+  prepare_tile_channels(args, smem, n0, tid);
   float acc[MI][NI][4];
   zero_accumulators(acc);
 
@@ -954,7 +987,7 @@ HF_DEVICE void conv_tile(const hf::ConvArgs& args, char* smem, A& a_load, B& b_l
 // running on into the next tile while the multiplying warps store this one (the last k-tile's
 // stage is freed after its multiplies, the staging lies past the stages).
 // The mbarriers lie past the pipeline and the staging (the host adds their 16 bytes a stage).
-constexpr int kSharedEnd = kPersistent ? kPipeBytes + kEpiBytes : (kPipeBytes > kEpiBytes ? kPipeBytes : kEpiBytes);
+constexpr int kSharedEnd = kChannelOffset + kChannelBytes;
 constexpr int kBarrierOffset = (kSharedEnd + 7) / 8 * 8;
 // No setmaxnreg hand-over: under the cap of kBlockThreads x MinBlocks the multiplying code fits
 // (no spills on any warp-specialised set, wg128x256 at 154 registers; ptxas, sm_90a), and the
@@ -1046,6 +1079,7 @@ HF_DEVICE void conv_tile_ws(const hf::ConvArgs& args, char* smem, A& a_load, B& 
 
   int i = 0;
   for (I tile = first_tile; tile < kTiles; tile += tile_step) {
+    prepare_tile_channels(args, smem, tile_n0(tile), tid);
     float acc[MI][NI][4];
     zero_accumulators(acc);
     fence_accumulators(acc);

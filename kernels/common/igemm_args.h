@@ -23,4 +23,8 @@ struct IgemmPackArgs {
 constexpr int kPackThreads = 256;
 constexpr int kPackTileElements = 4096;
 
+// hf_conv_igemm with 16-bit staging: shared-memory bytes a tile output channel for its
+// epilogue parameters (kernels/conv_igemm.hip, kChannelOffset), past the pipeline and staging.
+constexpr int kEpilogueChannelBytes = 16;
+
 }  // namespace hf

@@ -3,6 +3,7 @@
 // configuration x data type x layout with a few chains.
 #include <doctest/doctest.h>
 
+#include "common/igemm_args.h"
 #include "plan/fusion_plan.h"
 #include "runtime/disk_cache.h"
 #include "runtime/kernel_compiler.h"
@@ -42,7 +43,7 @@ ConvCase reference_layer(DataType type, Layout layout, int c, int hw, int k, int
   return cc;
 }
 
-enum class Chain { none, bias_relu, bn_elu_residual, prologue_bn_relu };
+enum class Chain { none, bias_relu, bias_bn_relu, bn_elu_residual, prologue_bn_relu };
 
 std::unique_ptr<FusionPlan> make_plan(const ConvCase& cc, Chain chain = Chain::bias_relu) {
   auto plan = std::make_unique<FusionPlan>(FusionDirection::vertical,
@@ -65,7 +66,12 @@ std::unique_ptr<FusionPlan> make_plan(const ConvCase& cc, Chain chain = Chain::b
     case Chain::prologue_bn_relu:
       break;
     case Chain::bias_relu:
+    case Chain::bias_bn_relu:
       plan->add(BiasForwardOp{TensorDesc::packed(cc.type, {1, cc.k, 1, 1}, Layout::nchw)});
+      if (chain == Chain::bias_bn_relu) {
+        plan->add(BatchNormInferenceOp{BatchNormMode::spatial,
+                                       TensorDesc::packed(DataType::float32, {1, cc.k, 1, 1}, Layout::nchw)});
+      }
       plan->add(ActivationForwardOp{ActivationMode::relu});
       break;
     case Chain::bn_elu_residual:
@@ -556,7 +562,8 @@ TEST_CASE("igemm: warp specialisation: a loader warpgroup and its barriers, only
     CHECK(pws.tile.stages == 2);
     const int bm = pws.tile.bm, bn = pws.tile.bn;
     const int stage = (bm + bn) * 128, staging = bm * (bn + 8) * (pws.stage_16bit ? 2 : 4);
-    CHECK(pws.shared_bytes == 2 * stage + staging + 1024 + 16 * 2 + 8);
+    const int channels = pws.stage_16bit ? bn * hf::kEpilogueChannelBytes : 0;  // epilogue parameters
+    CHECK(pws.shared_bytes == 2 * stage + staging + channels + 1024 + 16 * 2 + 8);
     CHECK(pws.threads == plain.threads + 32);  // one loader warp: both operands by map
     CHECK(pws.grid_x <= pws.tiles);
     CHECK(pws.grid_x == std::min<std::int64_t>(pws.tiles, 132 * pws.tile.min_blocks));
@@ -666,14 +673,16 @@ TEST_CASE("igemm: 16-bit epilogue staging: the heuristic's tiles and /s16, 16-bi
     CHECK(s16.tile.name() == plain.tile.name());
     CHECK(s16.describe() == plain.describe().replace(plain.describe().find(" A:"), 0, " s16"));
     // [BM][BN + 8] staged values of 2 bytes instead of 4: persistent tiles add the staging to
-    // the pipeline, the others overlap the two.
+    // the pipeline, the others overlap the two; past both, each output channel's epilogue
+    // parameters, prepared once a tile.
     const int bm = s16.tile.bm, bn = s16.tile.bn;
     const int pipe = s16.tile.stages * (bm + bn) * 16 * s16.tile.k_chunks + (s16.tile.warpgroup ? 1024 : 0);
+    const int channels = bn * hf::kEpilogueChannelBytes;
     if (s16.tile.persistent) {
-      CHECK(s16.shared_bytes == pipe + bm * (bn + 8) * 2);
-      CHECK(plain.shared_bytes - s16.shared_bytes == bm * (bn + 8) * 2);
+      CHECK(s16.shared_bytes == pipe + bm * (bn + 8) * 2 + channels);
+      CHECK(plain.shared_bytes - s16.shared_bytes == bm * (bn + 8) * 2 - channels);
     } else {
-      CHECK(s16.shared_bytes <= plain.shared_bytes);
+      CHECK(s16.shared_bytes <= plain.shared_bytes + channels);
     }
     CHECK(declares(ConvImplicitGemmSolver::request_for(*plan, s16), "constexpr bool Stage16 = true;"));
     CHECK(declares(ConvImplicitGemmSolver::request_for(*plan, plain), "constexpr bool Stage16 = false;"));
@@ -905,22 +914,25 @@ TEST_CASE("igemm: write the generated headers of the reference layers" * doctest
   for (DataType t : {DataType::half, DataType::bfloat16}) {
     for (Layout layout : {Layout::nhwc, Layout::nchw}) {
       for (const Layer& l : layers) {
-        auto plan = make_plan(reference_layer(t, layout, l.c, l.hw, l.k, l.r));
-        for (const char* tile : tiles) {
-          const igemm::Config config = ConvImplicitGemmSolver::config_for(*plan, sm90(), tile);
-          const std::string name(tile), tile_name = name.substr(0, name.find('/'));
-          if (config.tile.name() != tile_name) continue;  // does not fit (wg128x256p past one k-tile)
-          if ((name.find("/ws") != std::string::npos) != config.warp_specialized) continue;  // a gathered loader
-          if ((name.find("s16") != std::string::npos) != config.stage_16bit) continue;  // y along the pixels
-          if ((name.find("im2col") != std::string::npos) != config.tma_a_im2col) continue;  // a 1x1's plain map
-          const rt::KernelRequest r = ConvImplicitGemmSolver::request_for(*plan, config);
-          std::string set = std::string(name_of(t)) + "-" + (layout == Layout::nhwc ? "nhwc" : "nchw") + "-" + l.name +
-                            "-" + name;
-          std::replace(set.begin(), set.end(), '/', '-');
-          const auto dir = root / set;
-          std::filesystem::create_directories(dir);
-          for (const auto& h : r.generated_headers) std::ofstream(dir / h.path) << h.text;
-          ++written;
+        for (Chain chain : {Chain::bias_relu, Chain::bias_bn_relu}) {  // CBA, and CBNA on the 16-bit staged tiles
+          auto plan = make_plan(reference_layer(t, layout, l.c, l.hw, l.k, l.r), chain);
+          for (const char* tile : tiles) {
+            if (chain == Chain::bias_bn_relu && std::string(tile).find("s16") == std::string::npos) continue;
+            const igemm::Config config = ConvImplicitGemmSolver::config_for(*plan, sm90(), tile);
+            const std::string name(tile), tile_name = name.substr(0, name.find('/'));
+            if (config.tile.name() != tile_name) continue;  // does not fit (wg128x256p past one k-tile)
+            if ((name.find("/ws") != std::string::npos) != config.warp_specialized) continue;  // a gathered loader
+            if ((name.find("s16") != std::string::npos) != config.stage_16bit) continue;  // y along the pixels
+            if ((name.find("im2col") != std::string::npos) != config.tma_a_im2col) continue;  // a 1x1's plain map
+            const rt::KernelRequest r = ConvImplicitGemmSolver::request_for(*plan, config);
+            std::string set = std::string(name_of(t)) + "-" + (layout == Layout::nhwc ? "nhwc" : "nchw") + "-" + l.name +
+                              "-" + (chain == Chain::bias_bn_relu ? "cbna-" : "") + name;
+            std::replace(set.begin(), set.end(), '/', '-');
+            const auto dir = root / set;
+            std::filesystem::create_directories(dir);
+            for (const auto& h : r.generated_headers) std::ofstream(dir / h.path) << h.text;
+            ++written;
+          }
         }
       }
     }
