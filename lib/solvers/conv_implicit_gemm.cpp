@@ -3,6 +3,7 @@
 #include "common/error.h"
 #include "common/igemm_args.h"
 #include "common/kernel_args.h"
+#include "common/log.h"
 #include "runtime/platform.h"
 #include "solvers/chain_binding.h"
 #include "solvers/chain_codegen.h"
@@ -313,6 +314,7 @@ igemm::Config ConvImplicitGemmSolver::config_for(const FusionPlan& plan, const T
                              warpgroup);
   }
   c.index64 = offset_type_of(parts.conv->input, conv_of(parts).weights, parts.conv->output) != "int";
+  log::print(log::Level::info, "plan [{}] for {}: implicit GEMM {}", plan.key(), target.arch, c.describe());
   return c;
 }
 
