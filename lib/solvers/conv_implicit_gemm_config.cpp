@@ -86,6 +86,21 @@ constexpr const char* kMemoryBoundTileGatheredWgmma = "wg128x128p";
 // fastest tile within 6% on each: 64x128 46.7, 128x128 25.5).
 constexpr const char* kMemoryBoundTileWarpSpecialized = "wg128x64p";
 constexpr std::int64_t kMemoryBoundWarpSpecializedMaxK = 512;
+// Where A's k-tiles come by an im2col tensor map (x channels-last or re-laid out, a filter
+// larger than 1x1 or a strided 1x1, C/G a multiple of BK): the warp-specialised wgmma tiles
+// with that map, 16-bit staged where y allows. H200 sweep v15 (docs/PERF_NOTES.md, fp16, batch
+// 64, us, NHWC), against the previous choice: 3x3 128->128 28x28 wg128x128p 32.4 (wg192x128
+// with a cp.async A 41.0), 3x3 512->512 7x7 34.1 (wg128x128 44.9), 3x3 512->512 14x14 s2 33.2
+// (44.6), 1x1 256->512 56x56 s2 43.6 (mma.sync 128x128 60.2), 3x3 256->256 14x14 wg192x128
+// 30.9 (35.4), 3x3 64->64 56x56 wg128x64p 48.3 (128x64k64 56.7); NCHW, x re-laid out, alike
+// (3x3 512->512 7x7 49.9 against 60.3). For N >= 128 the one of least estimate_waves, the
+// persistent tile's work divided by kPersistentOverlap: its loader warp runs on into the next
+// tile while the warpgroups store this one, which ranks the two as measured on all nine layers
+// of the sweep (wg192x128 ahead where its 192-row tiles fill the SMs in whole waves: M = 12544
+// with N = 256, 132 tiles).
+constexpr const char* kIm2colTiles[] = {"wg192x128", "wg128x128p"};
+constexpr const char* kIm2colNarrowTile = "wg128x64p";  // 64 <= N < 128
+constexpr double kPersistentOverlap = 1.25;
 // The automatic choice's BK = 64 substitutes, {picked, substitute}, where the H200 sweep
 // measured the substitute faster (fp16, us): 256x64 -> 128x64k64 on 3x3 64->64 56x56 (NHWC
 // 62.5 -> 60.6, NCHW 98.9 -> 98.0); 128x64 -> 128x64k64 on 3x3 256->256 14x14 (NHWC 56.4 ->
@@ -650,6 +665,34 @@ const Candidate* find_tile(const std::string& name, bool matrix, bool warpgroup 
   return first_matrix_tile([&](const Candidate& c) { return name == c.name && (warpgroup || !c.warpgroup); });
 }
 
+// The im2col tile (kIm2colTiles, kIm2colNarrowTile) for `p`, or nullptr where A's im2col map
+// or the warp specialisation does not apply.
+const Candidate* cheapest_im2col_tile(const Problem& p, int sms) {
+  if (p.gemm_n() < 64) return nullptr;
+  std::vector<const char*> names;
+  if (p.gemm_n() >= kWarpgroupMinN) {
+    names.assign(std::begin(kIm2colTiles), std::end(kIm2colTiles));
+  } else {
+    names.push_back(kIm2colNarrowTile);
+  }
+  const Candidate* best = nullptr;
+  double best_cost = 0;
+  for (const char* name : names) {
+    const Candidate* c = find_tile(name, true, true);
+    if (c == nullptr) continue;
+    const Config plain = make_config(p, *c, sms);
+    Modes maps;
+    maps.warp_specialized = maps.tensor_maps = maps.im2col = true;
+    if (!warp_specialization_fits(plain, *c) || !make_config(p, *c, sms, maps).tma_a_im2col) continue;
+    const double cost = estimate_waves(p, *c, sms) / (c->persistent ? kPersistentOverlap : 1.0);
+    if (best == nullptr || cost < best_cost * 0.999) {
+      best = c;
+      best_cost = cost;
+    }
+  }
+  return best;
+}
+
 }  // namespace
 
 Config choose_config(const Problem& p, int sms, const std::string& force_tile_and_mode, bool warpgroup_mma) {
@@ -701,6 +744,11 @@ Config choose_config(const Problem& p, int sms, const std::string& force_tile_an
       }
     }
   }
+  bool im2col_pick = false;
+  if (force_tile.empty() && warpgroup && best == nullptr) {
+    best = cheapest_im2col_tile(p, sms);
+    im2col_pick = best != nullptr;
+  }
   const bool memory_bound_pick = force_tile.empty() && best != nullptr;  // as measured: no promotion
   if (!force_tile.empty()) best = find_tile(force_tile, matrix, warpgroup);
   // Hopper, fp16/bf16, compute-bound (kWarpgroupMinIntensity) and wide enough (kWarpgroupMinN):
@@ -747,10 +795,10 @@ Config choose_config(const Problem& p, int sms, const std::string& force_tile_an
   // (the warp-specialised wgmma tiles 3-20%, the persistent mma.sync ones 0-11%).
   modes.stage_16bit = (has_mode("s16") || force_tile.empty()) && stage_16bit_fits(p, plain);
   const bool stream_k = has_mode("sk") && stream_k_fits(plain, *best);
-  const bool ws = has_mode("ws") || memory_bound_ws_pick || (warpgroup_pick && warp_specialization_pays(*best, plain));
+  const bool ws = has_mode("ws") || memory_bound_ws_pick || im2col_pick || (warpgroup_pick && warp_specialization_pays(*best, plain));
   modes.warp_specialized = ws && !stream_k && warp_specialization_fits(plain, *best);
   modes.tensor_maps = warpgroup;
-  modes.im2col = has_mode("im2col");
+  modes.im2col = has_mode("im2col") || im2col_pick;
   Config cfg = make_config(p, *best, sms, modes);
   if (stream_k) use_stream_k(cfg, p, *best, sms);
   return cfg;

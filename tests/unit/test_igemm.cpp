@@ -197,9 +197,9 @@ TEST_CASE("igemm: the tile heuristic on the reference layers") {
       // along the pixels for NCHW); NHWC: the persistent warp-specialised wgmma tile, x and
       // weights by tensor map, 16-bit staged y; without wgmma the most resident blocks
       {DataType::half, 64, 56, 256, 1, "wg128x64p", "128x64k64p", "128x64k64p"},
-      // compute-bound: mma.sync for 64 output channels, wgmma on sm_90 from 128 on; NCHW: x
-      // re-laid out first, then as NHWC
-      {DataType::half, 64, 56, 64, 3, "128x64k64", "128x64k64", "128x64k64"},
+      // 3x3 (A by an im2col map on sm_90): the persistent warp-specialised wgmma tile for 64
+      // output channels, mma.sync without wgmma; NCHW: x re-laid out first, then as NHWC
+      {DataType::half, 64, 56, 64, 3, "wg128x64p", "wg128x64p", "128x64k64"},
       {DataType::half, 256, 14, 256, 3, "wg192x128", "wg192x128", "128x64k64"},
       {DataType::float32, 64, 56, 256, 1, "simt128x64", "simt128x64", nullptr},
   };
@@ -725,14 +725,18 @@ TEST_CASE("igemm: stream-K: forced only, the resident blocks, at most one per k-
     CHECK(c.stream_k_blocks == 0);
     CHECK(c.grid_x == c.tiles);
     CHECK(c.tiles <= 132);
-    // "/sk": the same tile, 132 blocks (one resident per SM for these tiles), in the header.
+    CHECK(c.tile.persistent == (l.c == 512));
+    // "/sk": the same tile, 132 blocks (one resident per SM for these tiles), in the header;
+    // not on a persistent tile (3x3 512->512 7x7's), whose blocks already walk the tiles.
     const igemm::Config sk = ConvImplicitGemmSolver::config_for(*plan, sm90(), "/sk");
     CAPTURE(sk.describe());
     CHECK(sk.tile.name() == std::string(c.tile.name()));
-    CHECK(sk.stream_k_blocks == 132);
-    CHECK(sk.grid_x == 132);
-    CHECK(ConvImplicitGemmSolver::request_for(*plan, sk).generated_headers[1].text.find("StreamKBlocks = 132") !=
-          std::string::npos);
+    CHECK(sk.stream_k_blocks == (c.tile.persistent ? 0 : 132));
+    if (!c.tile.persistent) {
+      CHECK(sk.grid_x == 132);
+      CHECK(ConvImplicitGemmSolver::request_for(*plan, sk).generated_headers[1].text.find("StreamKBlocks = 132") !=
+            std::string::npos);
+    }
     CHECK(ConvImplicitGemmSolver::config_for(*plan, sm90(), "128x64/sk").stream_k_blocks > 0);
   }
   // Never more blocks than k-tiles: a tiny GEMM (1 tile of 9 k-tiles) forced to stream-K.
@@ -901,7 +905,8 @@ TEST_CASE("igemm: write the generated headers of the reference layers" * doctest
                          // persistent and warp-specialised
                          "wg128x128p/ws", "wg128x128p/ws+s16", "wg128x64p/ws+s16", "wg64x128p/ws+s16",
                          // A by im2col tensor map (3x3 layers)
-                         "wg192x128/ws+im2col+s16", "wg128x128/ws+im2col+s16", "wg128x64p/ws+im2col+s16"};
+                         "wg192x128/ws+im2col+s16", "wg128x128/ws+im2col+s16", "wg128x64p/ws+im2col+s16",
+                         "wg128x128p/ws+im2col+s16"};
   // 1x1 256->128: a memory-bound layer of several k-tiles; 1x1 1024->256 14x14: NCHW's A
   // copied 4 pixels at a time (H*W = 196); 1x1 2048->512 7x7: NCHW's A gathered (H*W = 49).
   struct Layer {
@@ -993,14 +998,17 @@ TEST_CASE("igemm: warpgroup (wgmma) tiles: sm_90 only, fp16/bf16, stages, aligne
     CHECK_FALSE(ConvImplicitGemmSolver::config_for(*make_plan(f), sm90(), e.tile).tile.warpgroup);
   }
   SUBCASE("the automatic choice on sm_90: wgmma for compute-bound fp16/bf16 layers of >= 128 channels") {
-    // ResNet-50 layers at batch 64 and the tile the H200 sweeps measured fastest (NHWC, v6 and v8).
+    // ResNet-50 layers at batch 64 and the tile the H200 sweeps measured fastest (NHWC, v6, v8
+    // and, 3x3 with A by an im2col map, v15).
     struct Layer {
       int c, hw, k, r;
       const char* tile;
     } layers[] = {
         // 14x14 (M = 12544): 132 tiles of 192x128 where 128x256 makes 98 (one partly empty wave)
         {256, 14, 256, 3, "wg192x128"}, {1024, 14, 256, 1, "wg192x128"}, {1024, 14, 512, 1, "wg192x128"},
-        {128, 28, 128, 3, "wg192x128"}, {512, 7, 512, 3, "wg128x128"}, {2048, 7, 512, 1, "wg128x128"},
+        // 3x3 in 28x28 and 7x7: the persistent warp-specialised 128x128 (its loads run on into
+        // the next tile while this one is stored)
+        {128, 28, 128, 3, "wg128x128p"}, {512, 7, 512, 3, "wg128x128p"}, {2048, 7, 512, 1, "wg128x128"},
         {512, 28, 256, 1, "wg128x256"}, {256, 14, 1024, 1, "wg128x256"},
     };
     for (DataType t : {DataType::half, DataType::bfloat16}) {
@@ -1011,11 +1019,13 @@ TEST_CASE("igemm: warpgroup (wgmma) tiles: sm_90 only, fp16/bf16, stages, aligne
         const igemm::Config c = ConvImplicitGemmSolver::config_for(*plan, sm90());
         CHECK(std::string(c.tile.name()) == l.tile);
         // Warp-specialised with tensor-map copies where the v12 sweep measured it faster: not
-        // 128x256 on channels-last A; A by map on the 1x1 layers.
+        // 128x256 on channels-last A; A by a pixels x channels map on the 1x1 layers, by an
+        // im2col one on the 3x3 layers (v15).
         const bool wide = std::string(l.tile) == "wg128x256";
         CHECK(c.warp_specialized == !wide);
         CHECK(c.tma_b == !wide);
-        CHECK(c.tma_a == (!wide && l.r == 1));
+        CHECK(c.tma_a == !wide);
+        CHECK(c.tma_a_im2col == (l.r == 3));
         CHECK_FALSE(ConvImplicitGemmSolver::config_for(*plan, sm80()).tile.warpgroup);
         CHECK_FALSE(ConvImplicitGemmSolver::config_for(*plan, sm80()).warp_specialized);
         auto nchw = make_plan(reference_layer(t, Layout::nchw, l.c, l.hw, l.k, l.r));
@@ -1036,8 +1046,15 @@ TEST_CASE("igemm: warpgroup (wgmma) tiles: sm_90 only, fp16/bf16, stages, aligne
       CHECK(ConvImplicitGemmSolver::config_for(*mem, sm90()).warp_specialized);
       auto mem_nchw = make_plan(reference_layer(t, Layout::nchw, 256, 56, 128, 1));
       CHECK_FALSE(ConvImplicitGemmSolver::config_for(*mem_nchw, sm90()).tile.warpgroup);
-      ConvCase narrow = cc;  // 64 output channels: mma.sync (A's L2 traffic bounds it)
+      // 3x3 64 -> 64: the persistent warp-specialised 128x64, A by an im2col map (v15; before the
+      // map, A's L2 traffic kept wgmma behind mma.sync there); not without the map (C = 56).
+      ConvCase narrow = cc;
       narrow.type = t;
+      const igemm::Config nc = ConvImplicitGemmSolver::config_for(*make_plan(narrow), sm90());
+      CHECK(std::string(nc.tile.name()) == "wg128x64p");
+      CHECK(nc.tma_a_im2col);
+      CHECK(nc.warp_specialized);
+      narrow.c = 56;
       CHECK_FALSE(ConvImplicitGemmSolver::config_for(*make_plan(narrow), sm90()).tile.warpgroup);
       // The memory-bound 1x1 layers (sweeps v9, v14): channels-last (x and weights by tensor map,
       // 16-bit staged), the persistent warp-specialised wgmma tile; stride 2 (A not a matrix of
