@@ -744,12 +744,13 @@ Config choose_config(const Problem& p, int sms, const std::string& force_tile_an
       }
     }
   }
+  // A by an im2col tensor map where it applies (3x3, strided 1x1 on sm_90): kIm2colTiles.
   bool im2col_pick = false;
   if (force_tile.empty() && warpgroup && best == nullptr) {
     best = cheapest_im2col_tile(p, sms);
     im2col_pick = best != nullptr;
   }
-  const bool memory_bound_pick = force_tile.empty() && best != nullptr;  // as measured: no promotion
+  const bool measured_pick = force_tile.empty() && best != nullptr;  // taken as swept: no promotion
   if (!force_tile.empty()) best = find_tile(force_tile, matrix, warpgroup);
   // Hopper, fp16/bf16, compute-bound (kWarpgroupMinIntensity) and wide enough (kWarpgroupMinN):
   // the wgmma tile with the least estimated time over whole waves.
@@ -780,7 +781,7 @@ Config choose_config(const Problem& p, int sms, const std::string& force_tile_an
   }
   // Only with a cp.async A: a register-staged A holds twice the values per thread at BK 64
   // (not yet checked for spills with prologues / per-element decodes).
-  if (force_tile.empty() && !memory_bound_pick && best->kernel == Kernel::matrix &&
+  if (force_tile.empty() && !measured_pick && best->kernel == Kernel::matrix &&
       make_config(p, *best, sms).a_loader != Loader::gather) {
     for (const Promotion& pr : kPromote) {
       if (std::string(pr.from) != best->name) continue;
