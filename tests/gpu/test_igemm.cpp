@@ -907,6 +907,25 @@ TEST_CASE("igemm: tile sweep of the persistent warp-specialised tiles" * doctest
                        "128x64k64p/s16", "64x64k64p/s16"});
 }
 
+// Not part of the regular suite: the compute-bound 1x1 stride-1 layers (A by a pixels x
+// channels map) on the persistent warp-specialised tiles, whose loads run on into the next
+// tile while this one is stored (10-28% over the same tile one-tile-a-block with im2col, v15),
+// against the heuristic's choices (cc1bf40: wg192x128/ws on 1024->256 and 1024->512 14x14,
+// wg128x128/ws on 2048->512 7x7, wg128x256 on 512->256 28x28 and 256->1024 14x14, wg64x128 on
+// 512->2048 7x7). With 16-bit staging wg128x256p fits three stages (217 KB).
+TEST_CASE("igemm: tile sweep of the persistent warp-specialised tiles on the compute-bound 1x1 layers" * doctest::skip()) {
+  const std::vector<Layer> layers = {
+      {"1x1 1024->256 14x14", DataType::half, {64, 1024, 14, 14, 256, 1, 1, 0, 1}, 0},
+      {"1x1 2048->512 7x7", DataType::half, {64, 2048, 7, 7, 512, 1, 1, 0, 1}, 0},
+      {"1x1 512->256 28x28", DataType::half, {64, 512, 28, 28, 256, 1, 1, 0, 1}, 0},
+      {"1x1 256->1024 14x14", DataType::half, {64, 256, 14, 14, 1024, 1, 1, 0, 1}, 0},
+      {"1x1 1024->512 14x14", DataType::half, {64, 1024, 14, 14, 512, 1, 1, 0, 1}, 0},
+      {"1x1 512->2048 7x7", DataType::half, {64, 512, 7, 7, 2048, 1, 1, 0, 1}, 0},
+  };
+  sweep_tiles(layers, {"wg192x128/ws+s16", "wg128x128/ws+s16", "wg128x256/s16", "wg64x128/s16", "wg128x128p/ws+s16",
+                       "wg128x256p/ws+s16", "wg64x128p/ws+s16", "wg128x64p/ws+s16"});
+}
+
 // Not part of the regular suite: the memory-bound 1x1 layers on the mma.sync tiles (128x64k64p,
 // 128x64: NCHW's choices) against the persistent wgmma ones and mma.sync with more resident
 // blocks (64x64k64p), with and without 16-bit staging. wg128x256p fits only GEMM K 64 (one

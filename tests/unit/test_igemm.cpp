@@ -906,7 +906,9 @@ TEST_CASE("igemm: write the generated headers of the reference layers" * doctest
                          "wg128x128p/ws", "wg128x128p/ws+s16", "wg128x64p/ws+s16", "wg64x128p/ws+s16",
                          // A by im2col tensor map (3x3 layers)
                          "wg192x128/ws+im2col+s16", "wg128x128/ws+im2col+s16", "wg128x64p/ws+im2col+s16",
-                         "wg128x128p/ws+im2col+s16"};
+                         "wg128x128p/ws+im2col+s16",
+                         // persistent 128x256 past one k-tile: three stages with 16-bit staging
+                         "wg128x256p/ws+s16"};
   // 1x1 256->128: a memory-bound layer of several k-tiles; 1x1 1024->256 14x14: NCHW's A
   // copied 4 pixels at a time (H*W = 196); 1x1 2048->512 7x7: NCHW's A gathered (H*W = 49).
   struct Layer {
