@@ -841,11 +841,10 @@ TEST_CASE("igemm: tile sweep on the reference layers" * doctest::skip()) {
                        "wg128x256/sk"});  // /sk: stream-K
 }
 
-// Not part of the regular suite: the wgmma tiles on the ResNet-50 layers (batch 64) that the
-// heuristic gives to wgmma; M = 12544 (14x14) and 3136 (7x7) make partly empty last waves for
-// some tiles on 132 SMs.
-TEST_CASE("igemm: tile sweep of the wgmma tiles on the ResNet-50 wgmma layers" * doctest::skip()) {
-  const std::vector<Layer> layers = {
+// The ResNet-50 layers (batch 64) that the heuristic gives to wgmma; M = 12544 (14x14) and
+// 3136 (7x7) make partly empty last waves for some tiles on 132 SMs.
+std::vector<Layer> wgmma_layers() {
+  return {
       {"3x3 128->128 56 s2", DataType::half, {64, 128, 56, 56, 128, 3, 3, 1, 2}, 0},
       {"3x3 128->128 28x28", DataType::half, {64, 128, 28, 28, 128, 3, 3, 1, 1}, 0},
       {"1x1 512->256 28x28", DataType::half, {64, 512, 28, 28, 256, 1, 1, 0, 1}, 0},
@@ -861,6 +860,11 @@ TEST_CASE("igemm: tile sweep of the wgmma tiles on the ResNet-50 wgmma layers" *
       {"1x1 2048->512 7x7", DataType::half, {64, 2048, 7, 7, 512, 1, 1, 0, 1}, 0},
       {"3x3 512->512 7x7", DataType::half, {64, 512, 7, 7, 512, 3, 3, 1, 1}, 0},
   };
+}
+
+// Not part of the regular suite: the wgmma tiles on those layers.
+TEST_CASE("igemm: tile sweep of the wgmma tiles on the ResNet-50 wgmma layers" * doctest::skip()) {
+  const std::vector<Layer> layers = wgmma_layers();
   sweep_tiles(layers, {"wg192x128", "wg192x128/ws", "wg192x128/ws+s16", "wg128x256", "wg128x256/ws", "wg128x128",
                        "wg128x128/ws", "wg128x128/ws+s16", "wg256x128", "wg256x128/ws", "wg64x128"});
   // /ws: warp-specialised; +s16: 16-bit epilogue staging (channels-last y)
@@ -913,15 +917,11 @@ TEST_CASE("igemm: tile sweep of the persistent warp-specialised tiles" * doctest
 // against the heuristic's choices (cc1bf40: wg192x128/ws on 1024->256 and 1024->512 14x14,
 // wg128x128/ws on 2048->512 7x7, wg128x256 on 512->256 28x28 and 256->1024 14x14, wg64x128 on
 // 512->2048 7x7). With 16-bit staging wg128x256p fits three stages (217 KB).
-TEST_CASE("igemm: tile sweep of the persistent warp-specialised tiles on the compute-bound 1x1 layers" * doctest::skip()) {
-  const std::vector<Layer> layers = {
-      {"1x1 1024->256 14x14", DataType::half, {64, 1024, 14, 14, 256, 1, 1, 0, 1}, 0},
-      {"1x1 2048->512 7x7", DataType::half, {64, 2048, 7, 7, 512, 1, 1, 0, 1}, 0},
-      {"1x1 512->256 28x28", DataType::half, {64, 512, 28, 28, 256, 1, 1, 0, 1}, 0},
-      {"1x1 256->1024 14x14", DataType::half, {64, 256, 14, 14, 1024, 1, 1, 0, 1}, 0},
-      {"1x1 1024->512 14x14", DataType::half, {64, 1024, 14, 14, 512, 1, 1, 0, 1}, 0},
-      {"1x1 512->2048 7x7", DataType::half, {64, 512, 7, 7, 2048, 1, 1, 0, 1}, 0},
-  };
+TEST_CASE("igemm: tile sweep on the compute-bound 1x1 layers: persistent warp-specialised tiles" * doctest::skip()) {
+  std::vector<Layer> layers;
+  for (const Layer& l : wgmma_layers()) {
+    if (l.shape.r == 1 && l.shape.stride == 1) layers.push_back(l);
+  }
   sweep_tiles(layers, {"wg192x128/ws+s16", "wg128x128/ws+s16", "wg128x256/s16", "wg64x128/s16", "wg128x128p/ws+s16",
                        "wg128x256p/ws+s16", "wg64x128p/ws+s16", "wg128x64p/ws+s16"});
 }
