@@ -117,10 +117,11 @@ rt::Im2colMap input_windows(const igemm::Problem& p, const igemm::Config& c) {
   m.strides_bytes[0] = static_cast<std::uint64_t>(st[2]) * elem;
   m.strides_bytes[1] = static_cast<std::uint64_t>(st[1]) * elem;
   m.strides_bytes[2] = static_cast<std::uint64_t>(st[0]) * elem;
-  m.lower[0] = -p.pad_w;
-  m.lower[1] = -p.pad_h;
-  m.upper[0] = (p.q - 1) * p.stride_w - p.pad_w - (p.w - 1);
-  m.upper[1] = (p.p - 1) * p.stride_h - p.pad_h - (p.h - 1);
+  const igemm::WindowCorners wc = igemm::window_corners(p);  // in [-128, 127]: im2col_fits
+  m.lower[0] = static_cast<int>(wc.lower_w);
+  m.lower[1] = static_cast<int>(wc.lower_h);
+  m.upper[0] = static_cast<int>(wc.upper_w);
+  m.upper[1] = static_cast<int>(wc.upper_h);
   m.element_strides[0] = static_cast<unsigned>(p.stride_w);
   m.element_strides[1] = static_cast<unsigned>(p.stride_h);
   m.channels = static_cast<unsigned>(igemm::block_k(p, c.tile.k_chunks));

@@ -395,6 +395,19 @@ std::int64_t tile_count(const Problem& p, const Candidate& c) {
   return ceil_div(p.gemm_m(), c.bm) * ceil_div(p.gemm_n(), c.bn) * p.groups;
 }
 
+// The candidate of least cost among those offered, the first of near-equal ones (a later one
+// must be 0.1% cheaper to replace it).
+struct Cheapest {
+  const Candidate* best = nullptr;
+  double cost = 0;
+  void offer(const Candidate* c, double c_cost) {
+    if (best == nullptr || c_cost < cost * 0.999) {
+      best = c;
+      cost = c_cost;
+    }
+  }
+};
+
 // One tile's work, in arbitrary units: its multiply-adds over its efficiency, plus the
 // register gathers of a gathered A on the matrix kernel, times GEMM K padded to whole
 // k-tiles. (The SIMT kernel's FMAs dominate its gathers: sweep, fp32 NCHW 1x1, 128x64 223 us
@@ -475,8 +488,7 @@ bool warp_specialization_pays(const Candidate& c, const Config& cfg) {
 const Candidate* cheapest_warpgroup_tile(const Problem& p, int sms) {
   const bool odd_c = (p.c / p.groups) % static_cast<int>(16 / p.elem_bytes()) != 0;
   if (p.has_prologue && odd_c) return nullptr;
-  const Candidate* best = nullptr;
-  double best_cost = 0;
+  Cheapest cheapest;
   for (const auto& c : kWarpgroupTiles) {
     const Config cfg = make_config(p, c, sms);
     if (heavy_register_gather(p, c, cfg) && c.bm * c.bn > 128 * 128) continue;
@@ -484,13 +496,9 @@ const Candidate* cheapest_warpgroup_tile(const Problem& p, int sms) {
     // it on the four such layers of the H200 sweep v12 (fp16 NCHW 1x1 1024->256 14x14: 25.7 us,
     // wg192x128 34.0, which warp specialisation does not fit; 1024->512: 45.5, 128x128 51.2).
     if (cfg.a_loader == Loader::pixels && !is_128x256(c)) continue;
-    const double cost = estimate_waves(p, c, sms);
-    if (best == nullptr || cost < best_cost * 0.999) {
-      best = &c;
-      best_cost = cost;
-    }
+    cheapest.offer(&c, estimate_waves(p, c, sms));
   }
-  return best;
+  return cheapest.best;
 }
 
 }  // namespace
@@ -533,6 +541,11 @@ std::array<std::int64_t, 3> input_pixel_strides(const Problem& p, const Config& 
   return {p.x_strides[0], p.x_strides[2], p.x_strides[3]};
 }
 
+WindowCorners window_corners(const Problem& p) {
+  return {-p.pad_w, -p.pad_h, std::int64_t{p.q - 1} * p.stride_w - p.pad_w - (p.w - 1),
+          std::int64_t{p.p - 1} * p.stride_h - p.pad_h - (p.h - 1)};
+}
+
 bool im2col_fits(const Problem& p, const Config& cfg) {
   if (cfg.a_loader != Loader::async16 || cfg.kernel != Kernel::matrix) return false;
   if (!cfg.pack_input && p.c > 1 && p.x_strides[1] != 1) return false;  // channels dense
@@ -542,12 +555,10 @@ bool im2col_fits(const Problem& p, const Config& cfg) {
   for (std::int64_t s : input_pixel_strides(p, cfg)) {
     if (s <= 0 || (s * elem) % 16 != 0 || s * elem >= (std::int64_t{1} << 40)) return false;
   }
-  // The windows' origins run from -pad to (P - 1) * stride - pad (upper corner relative to
-  // the last pixel); a 4-D map keeps both corners in [-128, 127] and element strides <= 8.
+  // A 4-D map keeps both corners in [-128, 127] and element strides <= 8.
   const auto in_range = [](std::int64_t v) { return v >= -128 && v <= 127; };
-  const std::int64_t upper_h = std::int64_t{p.p - 1} * p.stride_h - p.pad_h - (p.h - 1);
-  const std::int64_t upper_w = std::int64_t{p.q - 1} * p.stride_w - p.pad_w - (p.w - 1);
-  if (!in_range(-p.pad_h) || !in_range(-p.pad_w) || !in_range(upper_h) || !in_range(upper_w)) return false;
+  const WindowCorners wc = window_corners(p);
+  if (!in_range(wc.lower_w) || !in_range(wc.lower_h) || !in_range(wc.upper_w) || !in_range(wc.upper_h)) return false;
   if (p.stride_h > 8 || p.stride_w > 8) return false;
   // Filter offsets: kept to the 8 bits a 4-D map's corners have; dims of the map 32-bit.
   if (std::int64_t{p.r - 1} * p.dil_h > 255 || std::int64_t{p.s - 1} * p.dil_w > 255) return false;
@@ -669,14 +680,10 @@ const Candidate* find_tile(const std::string& name, bool matrix, bool warpgroup 
 // or the warp specialisation does not apply.
 const Candidate* cheapest_im2col_tile(const Problem& p, int sms) {
   if (p.gemm_n() < 64) return nullptr;
-  std::vector<const char*> names;
-  if (p.gemm_n() >= kWarpgroupMinN) {
-    names.assign(std::begin(kIm2colTiles), std::end(kIm2colTiles));
-  } else {
-    names.push_back(kIm2colNarrowTile);
-  }
-  const Candidate* best = nullptr;
-  double best_cost = 0;
+  const std::vector<const char*> names = p.gemm_n() >= kWarpgroupMinN
+                                             ? std::vector<const char*>(std::begin(kIm2colTiles), std::end(kIm2colTiles))
+                                             : std::vector<const char*>{kIm2colNarrowTile};
+  Cheapest cheapest;
   for (const char* name : names) {
     const Candidate* c = find_tile(name, true, true);
     if (c == nullptr) continue;
@@ -684,13 +691,9 @@ const Candidate* cheapest_im2col_tile(const Problem& p, int sms) {
     Modes maps;
     maps.warp_specialized = maps.tensor_maps = maps.im2col = true;
     if (!warp_specialization_fits(plain, *c) || !make_config(p, *c, sms, maps).tma_a_im2col) continue;
-    const double cost = estimate_waves(p, *c, sms) / (c->persistent ? kPersistentOverlap : 1.0);
-    if (best == nullptr || cost < best_cost * 0.999) {
-      best = c;
-      best_cost = cost;
-    }
+    cheapest.offer(c, estimate_waves(p, *c, sms) / (c->persistent ? kPersistentOverlap : 1.0));
   }
-  return best;
+  return cheapest.best;
 }
 
 }  // namespace
@@ -760,7 +763,7 @@ Config choose_config(const Problem& p, int sms, const std::string& force_tile_an
     warpgroup_pick = best != nullptr && mode.empty();
   }
   if (best == nullptr) {
-    double best_cost = 0;
+    Cheapest cheapest;
     for (const Candidate* c : pool) {
       // Big tiles (128 accumulators per thread in 128x128 / 256x64, 128 registers in total
       // for 128x128w8) with a heavy register-staged A loader on top (a prologue evaluated
@@ -772,12 +775,9 @@ Config choose_config(const Problem& p, int sms, const std::string& force_tile_an
       // spill-free (128x64 spills 44 bytes at 255 registers, 64x64 takes 168).
       const bool odd_c = (p.c / p.groups) % static_cast<int>(16 / p.elem_bytes()) != 0;
       if (matrix_tile && p.has_prologue && odd_c && c->bm * c->bn > 64 * 64) continue;
-      const double cost = estimate(p, *c, sms);
-      if (best == nullptr || cost < best_cost * 0.999) {
-        best = c;
-        best_cost = cost;
-      }
+      cheapest.offer(c, estimate(p, *c, sms));
     }
+    best = cheapest.best;
   }
   // Only with a cp.async A: a register-staged A holds twice the values per thread at BK 64
   // (not yet checked for spills with prologues / per-element decodes).

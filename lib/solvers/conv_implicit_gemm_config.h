@@ -148,6 +148,12 @@ std::int64_t weights_row_stride(const Problem& problem, const Config& config);
 // k-tiles of one filter tap in one group, and the window bounds, strides and filter offsets in
 // the map's ranges.
 bool im2col_fits(const Problem& problem, const Config& config);
+// The convolution windows' origins over x: from -pad (lower) to (P - 1) * stride - pad (upper,
+// relative to the last pixel), along w and h: an im2col map's corners.
+struct WindowCorners {
+  std::int64_t lower_w, lower_h, upper_w, upper_h;
+};
+WindowCorners window_corners(const Problem& problem);
 // x's strides (elements: image, row, pixel) as the GEMM reads it, channels dense.
 std::array<std::int64_t, 3> input_pixel_strides(const Problem& problem, const Config& config);
 

@@ -43,6 +43,13 @@ ConvCase reference_layer(DataType type, Layout layout, int c, int hw, int k, int
   return cc;
 }
 
+// The same case with a 1x1, unpadded filter.
+ConvCase as_1x1(ConvCase cc) {
+  cc.r = cc.s = 1;
+  cc.pad = 0;
+  return cc;
+}
+
 enum class Chain { none, bias_relu, bias_bn_relu, bn_elu_residual, prologue_bn_relu };
 
 std::unique_ptr<FusionPlan> make_plan(const ConvCase& cc, Chain chain = Chain::bias_relu) {
@@ -261,8 +268,7 @@ TEST_CASE("igemm: the tile heuristic on the reference layers") {
       cc.h = cc.w = e.hw;
       cc.c = e.c;
       cc.k = e.k;
-      cc.r = cc.s = 1;
-      cc.pad = 0;
+      cc = as_1x1(cc);
       cc.stride = e.stride;
       const igemm::Config c = ConvImplicitGemmSolver::config_for(*make_plan(cc), sm90());
       CAPTURE(c.describe());
@@ -279,8 +285,7 @@ TEST_CASE("igemm: the tile heuristic on the reference layers") {
     }
     ConvCase pro;  // a prologue is applied in the register path: still gathered
     pro.layout = Layout::nchw;
-    pro.r = pro.s = 1;
-    pro.pad = 0;
+    pro = as_1x1(pro);
     CHECK(ConvImplicitGemmSolver::config_for(*make_plan(pro, Chain::prologue_bn_relu), sm90()).a_loader ==
           igemm::Loader::gather);
     CHECK(ConvImplicitGemmSolver::config_for(*make_plan(pro), sm90()).a_loader == igemm::Loader::pixels);
@@ -297,9 +302,7 @@ TEST_CASE("igemm: the tile heuristic on the reference layers") {
       CHECK(h.text.find("using Prologue = hf::Chain<>") != std::string::npos);
       CHECK(h.text.find("using PackPrologue = hf::Chain<>") == std::string::npos);
     }
-    ConvCase one = cc;
-    one.r = one.s = 1;
-    one.pad = 0;
+    ConvCase one = as_1x1(cc);
     const igemm::Config c1 = ConvImplicitGemmSolver::config_for(*make_plan(one, Chain::prologue_bn_relu), sm90());
     CHECK_FALSE(c1.pack_input);
     CHECK(c1.a_loader == igemm::Loader::gather);
@@ -392,14 +395,12 @@ TEST_CASE("igemm: every tile x data type x layout compiles for sm_90 with hipRTC
                       : compiled % 3 == 1 ? Chain::bn_elu_residual
                                           : Chain::prologue_bn_relu;
         if (v.nchw_1x1) {  // 14 x 14 (8-byte copies) and 16 x 16 (16-byte); no prologue (gathered)
-          cc.r = cc.s = 1;
-          cc.pad = 0;
+          cc = as_1x1(cc);
           if (compiled % 2 == 0) cc.h = cc.w = 16;
           if (chain == Chain::prologue_bn_relu) chain = Chain::bias_relu;
         }
         if (v.nhwc_1x1) {  // 64 channels (one k-tile, one stage) and 200 (four, the last partial)
-          cc.r = cc.s = 1;
-          cc.pad = 0;
+          cc = as_1x1(cc);
           if (compiled % 2 == 0) cc.c = 200;
         }
         if (compiled % 4 == 3) {  // odd channels: the per-element gather paths
@@ -413,8 +414,7 @@ TEST_CASE("igemm: every tile x data type x layout compiles for sm_90 with hipRTC
           cc.k = 32;
         }
         if (std::string(tile) == "wg128x256p") {  // its shared memory fits one k-tile only: a 1x1
-          cc.r = cc.s = 1;
-          cc.pad = 0;
+          cc = as_1x1(cc);
         }
         auto plan = make_plan(cc, chain);
         const igemm::Config config = ConvImplicitGemmSolver::config_for(*plan, sm90(), tile);
@@ -484,8 +484,7 @@ TEST_CASE("igemm: warp specialisation: a loader warpgroup and its barriers, only
   {
     ConvCase one = cc;  // 1x1 256 -> 64
     one.c = 256;
-    one.r = one.s = 1;
-    one.pad = 0;
+    one = as_1x1(one);
     auto plan = make_plan(one);
     const igemm::Config plain = ConvImplicitGemmSolver::config_for(*plan, sm90(), "wg128x128");
     const igemm::Config ws = ConvImplicitGemmSolver::config_for(*plan, sm90(), "wg128x128/ws");
@@ -531,8 +530,7 @@ TEST_CASE("igemm: warp specialisation: a loader warpgroup and its barriers, only
   // nor stream-K or mma.sync tiles; one-stage ones of a single k-tile and persistent ones, yes.
   ConvCase wide = cc;  // 1x1 256 -> 64: 4 k-tiles
   wide.c = 256;
-  wide.r = wide.s = 1;
-  wide.pad = 0;
+  wide = as_1x1(wide);
   CHECK(ConvImplicitGemmSolver::config_for(*make_plan(wide), sm90(), "wg128x128/ws").warp_specialized);
   const igemm::Config gathered =
       ConvImplicitGemmSolver::config_for(*make_plan(wide, Chain::prologue_bn_relu), sm90(), "wg128x128/ws");
@@ -543,8 +541,7 @@ TEST_CASE("igemm: warp specialisation: a loader warpgroup and its barriers, only
   CHECK_FALSE(ConvImplicitGemmSolver::config_for(*plan, sm90(), "wg128x128/ws+sk").warp_specialized);
   CHECK(ConvImplicitGemmSolver::config_for(*plan, sm90(), "wg128x128/ws+sk").stream_k_blocks > 0);
   ConvCase one = cc;  // 1x1 64 -> 64: one k-tile, one stage
-  one.r = one.s = 1;
-  one.pad = 0;
+  one = as_1x1(one);
   const igemm::Config single = ConvImplicitGemmSolver::config_for(*make_plan(one), sm90(), "wg128x128/ws");
   CHECK(single.tile.stages == 1);
   CHECK(single.warp_specialized);
@@ -613,9 +610,7 @@ TEST_CASE("igemm: im2col tensor maps for A: where they fit, the map's shape, the
   CHECK(igemm::input_pixel_strides(*problem, i2c) == std::array<std::int64_t, 3>{14 * 14 * 64, 14 * 64, 64});
   CHECK(igemm::im2col_fits(*problem, i2c));
   // A 1x1 stride-2 layer: windows 2 apart.
-  ConvCase s2 = cc;
-  s2.r = s2.s = 1;
-  s2.pad = 0;
+  ConvCase s2 = as_1x1(cc);
   s2.stride = 2;
   CHECK(ConvImplicitGemmSolver::config_for(*make_plan(s2), sm90(), "wg128x64p/ws+im2col").tma_a_im2col);
   // NCHW 3x3: x re-laid out as packed NHWC first, then windows of the packed tensor.
@@ -625,9 +620,7 @@ TEST_CASE("igemm: im2col tensor maps for A: where they fit, the map's shape, the
   CHECK(packed.pack_input);
   CHECK(packed.tma_a_im2col);
   // A 1x1 stride-1 layer keeps the plain matrix map.
-  ConvCase one = cc;
-  one.r = one.s = 1;
-  one.pad = 0;
+  ConvCase one = as_1x1(cc);
   const igemm::Config plain_map = ConvImplicitGemmSolver::config_for(*make_plan(one), sm90(), "wg128x128/ws+im2col");
   CHECK(plain_map.tma_a);
   CHECK_FALSE(plain_map.tma_a_im2col);
@@ -661,8 +654,7 @@ TEST_CASE("igemm: 16-bit epilogue staging: the heuristic's tiles and /s16, 16-bi
   one.n = 8;
   one.h = one.w = 56;
   one.k = 256;
-  one.r = one.s = 1;
-  one.pad = 0;
+  one = as_1x1(one);
   for (const char* tile : {"128x64k64p", "64x64k64p", "128x128", "wg128x128", "wg128x128p"}) {
     CAPTURE(tile);
     auto plan = make_plan(one);
@@ -748,9 +740,7 @@ TEST_CASE("igemm: stream-K: forced only, the resident blocks, at most one per k-
   CHECK(t.tiles == 1);
   CHECK(t.stream_k_blocks == 9);  // 3x3x32 = 288 = 9 k-tiles of 32: a block each
   // Not for a single-k-tile GEMM (one stage, nothing to split) or a persistent tile.
-  ConvCase one = tiny;
-  one.r = one.s = 1;
-  one.pad = 0;
+  ConvCase one = as_1x1(tiny);
   CHECK(ConvImplicitGemmSolver::config_for(*make_plan(one), sm90(), "128x128/sk").stream_k_blocks == 0);
   CHECK(ConvImplicitGemmSolver::config_for(*make_plan(tiny), sm90(), "128x64k64p/sk").stream_k_blocks == 0);
 }
@@ -782,8 +772,7 @@ TEST_CASE("igemm: BK 64 tiles: shared memory, stages cut to the k-tiles, sweep-o
     // 1x1 64 -> 256: GEMM K 64 is one k-tile, so one stage.
     ConvCase one = cc;
     one.k = 256;
-    one.r = one.s = 1;
-    one.pad = 0;
+    one = as_1x1(one);
     const igemm::Config c1 = ConvImplicitGemmSolver::config_for(*make_plan(one), sm90(), e.tile);
     CHECK(c1.tile.stages == 1);
     CHECK(c1.shared_bytes == std::max((c1.tile.bm + c1.tile.bn) * 128, c1.tile.bm * (c1.tile.bn + 8) * 4));
@@ -805,8 +794,7 @@ TEST_CASE("igemm: BK 64 tiles: shared memory, stages cut to the k-tiles, sweep-o
     one.n = 64;
     one.h = one.w = 56;
     one.k = 256;
-    one.r = one.s = 1;
-    one.pad = 0;
+    one = as_1x1(one);
     const igemm::Config c = ConvImplicitGemmSolver::config_for(*make_plan(one), sm90(), "128x64k64p");
     CHECK(std::string(c.tile.name()) == "128x64k64p");
     CHECK(c.tile.persistent);
@@ -829,8 +817,7 @@ TEST_CASE("igemm: BK 64 tiles: shared memory, stages cut to the k-tiles, sweep-o
   one.n = 64;
   one.h = one.w = 56;
   one.k = 256;
-  one.r = one.s = 1;
-  one.pad = 0;
+  one = as_1x1(one);
   CHECK(ConvImplicitGemmSolver::config_for(*make_plan(one), sm90(), "128x64").tile.stages == 3);
   ConvCase three = one;
   three.k = 64;
@@ -1077,8 +1064,7 @@ TEST_CASE("igemm: warpgroup (wgmma) tiles: sm_90 only, fp16/bf16, stages, aligne
       strided.c = 256;
       strided.h = strided.w = 56;
       strided.k = 512;
-      strided.r = strided.s = 1;
-      strided.pad = 0;
+      strided = as_1x1(strided);
       strided.stride = 2;
       CHECK(std::string(ConvImplicitGemmSolver::config_for(*make_plan(strided), sm90()).tile.name()) != "wg128x64p");
       CHECK(tile_of(Layout::nhwc, 64, 56, 256, sm80()) == "128x64k64p");
@@ -1104,8 +1090,7 @@ TEST_CASE("igemm: warpgroup (wgmma) tiles: sm_90 only, fp16/bf16, stages, aligne
       ConvCase pro1 = pro;
       pro1.c = 1024;
       pro1.k = 256;
-      pro1.r = pro1.s = 1;
-      pro1.pad = 0;
+      pro1 = as_1x1(pro1);
       const igemm::Config c1 = ConvImplicitGemmSolver::config_for(*make_plan(pro1, Chain::prologue_bn_relu), sm90());
       CHECK(c1.tile.warpgroup);
       CHECK(c1.a_loader == igemm::Loader::gather);
@@ -1114,8 +1099,7 @@ TEST_CASE("igemm: warpgroup (wgmma) tiles: sm_90 only, fp16/bf16, stages, aligne
   }
   SUBCASE("one k-tile: one stage; two k-tiles: all in flight") {
     ConvCase one = cc;  // GEMM K 64
-    one.r = one.s = 1;
-    one.pad = 0;
+    one = as_1x1(one);
     CHECK(ConvImplicitGemmSolver::config_for(*make_plan(one), sm90(), "wg128x128").tile.stages == 1);
     ConvCase two = one;  // GEMM K 128: 2 k-tiles, lookahead of stages - 2 = 2
     two.c = 128;
