@@ -101,6 +101,7 @@ constexpr std::int64_t kMemoryBoundWarpSpecializedMaxK = 512;
 constexpr const char* kIm2colTiles[] = {"wg192x128", "wg128x128p"};
 constexpr const char* kIm2colNarrowTile = "wg128x64p";  // 64 <= N < 128
 constexpr double kPersistentOverlap = 1.25;
+constexpr const char* kMappedTiles[] = {"wg192x128", "wg128x128p", "wg64x128p"};
 // The automatic choice's BK = 64 substitutes, {picked, substitute}, where the H200 sweep
 // measured the substitute faster (fp16, us): 256x64 -> 128x64k64 on 3x3 64->64 56x56 (NHWC
 // 62.5 -> 60.6, NCHW 98.9 -> 98.0); 128x64 -> 128x64k64 on 3x3 256->256 14x14 (NHWC 56.4 ->
@@ -157,6 +158,10 @@ constexpr Candidate kPersistentTiles[] = {
     {"wg128x128p", Kernel::matrix, 128, 128, 8, 1, 4, 2, 2.0, 8, true, true, true},
     // 2 warpgroups of 64x256: 181 KB for K = 64 (1 block per SM); 3 stages would take 277 KB.
     {"wg128x256p", Kernel::matrix, 128, 256, 8, 1, 3, 1, 2.2, 8, true, true, true},
+    // 3 warpgroups of 64x128: 145 KB for K = 64, 225 KB with 3 stages (1 block per SM; 16-bit
+    // staging: 173 KB). For the layers whose 192-row tiles fill the waves (M = 12544: 66 x 2 tiles
+    // for N = 256), with the loaders running on into the next tile.
+    {"wg192x128p", Kernel::matrix, 192, 128, 12, 1, 3, 1, 2.1, 8, true, true, true},
     // 4 warps of 32x32: 34 KB for K = 64 (5 blocks per SM: 6 would fit, but NCHW's gathered A
     // spills 24 bytes under their 80 registers), 50 KB with 2 stages (4). A 128x64k64p with 4
     // blocks would not fit (60 KB a block for K = 64).
@@ -676,24 +681,35 @@ const Candidate* find_tile(const std::string& name, bool matrix, bool warpgroup 
   return first_matrix_tile([&](const Candidate& c) { return name == c.name && (warpgroup || !c.warpgroup); });
 }
 
-// The im2col tile (kIm2colTiles, kIm2colNarrowTile) for `p`, or nullptr where A's im2col map
-// or the warp specialisation does not apply.
-const Candidate* cheapest_im2col_tile(const Problem& p, int sms) {
-  if (p.gemm_n() < 64) return nullptr;
-  const std::vector<const char*> names = p.gemm_n() >= kWarpgroupMinN
-                                             ? std::vector<const char*>(std::begin(kIm2colTiles), std::end(kIm2colTiles))
-                                             : std::vector<const char*>{kIm2colNarrowTile};
+// The cheapest of the tiles `names` (least estimated time over whole waves, a persistent
+// tile's divided by kPersistentOverlap) that run warp-specialised with A by a tensor map:
+// the im2col map (`im2col`), else the pixels x channels one. nullptr when none applies.
+const Candidate* cheapest_mapped_tile(const Problem& p, int sms, const std::vector<const char*>& names, bool im2col) {
   Cheapest cheapest;
   for (const char* name : names) {
     const Candidate* c = find_tile(name, true, true);
     if (c == nullptr) continue;
     const Config plain = make_config(p, *c, sms);
     Modes maps;
-    maps.warp_specialized = maps.tensor_maps = maps.im2col = true;
-    if (!warp_specialization_fits(plain, *c) || !make_config(p, *c, sms, maps).tma_a_im2col) continue;
+    maps.warp_specialized = maps.tensor_maps = true;
+    maps.im2col = im2col;
+    if (!warp_specialization_fits(plain, *c)) continue;
+    const Config mapped = make_config(p, *c, sms, maps);
+    if (!(im2col ? mapped.tma_a_im2col : mapped.tma_a && !mapped.tma_a_im2col)) continue;
     cheapest.offer(c, estimate_waves(p, *c, sms) / (c->persistent ? kPersistentOverlap : 1.0));
   }
   return cheapest.best;
+}
+
+// The im2col tile (kIm2colTiles, kIm2colNarrowTile) for `p`, or nullptr where A's im2col map
+// or the warp specialisation does not apply.
+const Candidate* cheapest_im2col_tile(const Problem& p, int sms) {
+  if (p.gemm_n() < 64) return nullptr;
+  return cheapest_mapped_tile(p, sms,
+                              p.gemm_n() >= kWarpgroupMinN
+                                  ? std::vector<const char*>(std::begin(kIm2colTiles), std::end(kIm2colTiles))
+                                  : std::vector<const char*>{kIm2colNarrowTile},
+                              true);
 }
 
 }  // namespace
@@ -753,6 +769,12 @@ Config choose_config(const Problem& p, int sms, const std::string& force_tile_an
     best = cheapest_im2col_tile(p, sms);
     im2col_pick = best != nullptr;
   }
+  // Compute-bound with A by a pixels x channels map (1x1, stride 1, channels-last x): kMappedTiles.
+  bool mapped_pick = false;
+  if (force_tile.empty() && warpgroup && best == nullptr && compute_bound && p.gemm_n() >= kWarpgroupMinN) {
+    best = cheapest_mapped_tile(p, sms, std::vector<const char*>(std::begin(kMappedTiles), std::end(kMappedTiles)), false);
+    mapped_pick = best != nullptr;
+  }
   const bool measured_pick = force_tile.empty() && best != nullptr;  // taken as swept: no promotion
   if (!force_tile.empty()) best = find_tile(force_tile, matrix, warpgroup);
   // Hopper, fp16/bf16, compute-bound (kWarpgroupMinIntensity) and wide enough (kWarpgroupMinN):
@@ -796,7 +818,7 @@ Config choose_config(const Problem& p, int sms, const std::string& force_tile_an
   // (the warp-specialised wgmma tiles 3-20%, the persistent mma.sync ones 0-11%).
   modes.stage_16bit = (has_mode("s16") || force_tile.empty()) && stage_16bit_fits(p, plain);
   const bool stream_k = has_mode("sk") && stream_k_fits(plain, *best);
-  const bool ws = has_mode("ws") || memory_bound_ws_pick || im2col_pick || (warpgroup_pick && warp_specialization_pays(*best, plain));
+  const bool ws = has_mode("ws") || memory_bound_ws_pick || im2col_pick || mapped_pick || (warpgroup_pick && warp_specialization_pays(*best, plain));
   modes.warp_specialized = ws && !stream_k && warp_specialization_fits(plain, *best);
   modes.tensor_maps = warpgroup;
   modes.im2col = has_mode("im2col") || im2col_pick;

@@ -351,8 +351,8 @@ TEST_CASE("igemm: every tile x data type x layout compiles for sm_90 with hipRTC
       {DataType::half, false, {"wg128x128", "wg128x64", "wg64x128", "wg128x256", "wg256x128", "wg192x128"}},
       {DataType::bfloat16, false, {"wg128x128", "wg128x64", "wg64x128", "wg128x256", "wg256x128", "wg192x128"}},
       // persistent, forced only (wg128x256p on a 1x1: its shared memory fits only one k-tile)
-      {DataType::half, false, {"wg64x128p", "wg128x64p", "wg128x128p", "wg128x256p", "64x64k64p"}},
-      {DataType::bfloat16, false, {"wg64x128p", "wg128x64p", "wg128x128p", "wg128x256p", "64x64k64p"}},
+      {DataType::half, false, {"wg64x128p", "wg128x64p", "wg128x128p", "wg128x256p", "wg192x128p", "64x64k64p"}},
+      {DataType::bfloat16, false, {"wg64x128p", "wg128x64p", "wg128x128p", "wg128x256p", "wg192x128p", "64x64k64p"}},
       // NCHW 1x1 (below): A copied along the pixels into an MN-major tile, every tile kind
       {DataType::half, false, {"128x128", "256x64", "128x64", "64x64", "128x32", "128x128w8"}, true},
       {DataType::bfloat16, false, {"128x128k64", "256x64k64", "128x64k64", "128x64k64p", "64x64k64p"}, true},
@@ -373,10 +373,10 @@ TEST_CASE("igemm: every tile x data type x layout compiles for sm_90 with hipRTC
                                "wg128x128p/s16", "wg192x128/ws+s16", "wg128x256/ws+s16"}},
       {DataType::bfloat16, false, {"128x64k64p/s16", "wg128x128/ws+s16"}, false, true},
       // persistent and warp-specialised: the loaders run on into the block's next tile
-      {DataType::half, false, {"wg128x128p/ws", "wg128x64p/ws", "wg64x128p/ws", "wg128x128p/ws+s16"}},
+      {DataType::half, false, {"wg128x128p/ws", "wg128x64p/ws", "wg64x128p/ws", "wg128x128p/ws+s16", "wg192x128p/ws+s16"}},
       // A by im2col tensor map (3x3 here; NCHW x re-laid out first)
       {DataType::half, false, {"wg192x128/ws+im2col", "wg128x128/ws+im2col+s16", "wg128x64p/ws+im2col+s16", "wg128x256/ws+im2col"}},
-      {DataType::bfloat16, false, {"wg192x128/ws+im2col+s16", "wg128x128p/ws+im2col"}},
+      {DataType::bfloat16, false, {"wg192x128/ws+im2col+s16", "wg128x128p/ws+im2col", "wg192x128p/ws+im2col+s16"}},
       {DataType::half, false, {"wg128x128p/ws+s16", "wg128x64p/ws+s16", "wg64x128p/ws", "wg128x128p/ws"}, false, true},
       {DataType::bfloat16, false, {"wg128x128p/ws+s16"}, false, true},
       {DataType::half, false, {"wg128x128p/ws", "wg64x128p/ws"}, true},
@@ -705,7 +705,7 @@ TEST_CASE("igemm: 16-bit epilogue staging: the heuristic's tiles and /s16, 16-bi
 TEST_CASE("igemm: stream-K: forced only, the resident blocks, at most one per k-tile") {
   // Batch-64 ResNet-50 layers, fp16 NHWC, on 132 SMs, whose tiles make at most one wave (the
   // 7x7 ones leave SMs idle; the 14x14 ones fill it with 192x128): the heuristic keeps one
-  // block per tile (stream-K measured slower there).
+  // block per tile (stream-K measured slower there, v7 and v17), persistent on the 7x7 ones.
   struct Layer {
     int c, hw, k, r;
   } layers[] = {{256, 14, 256, 3}, {512, 7, 512, 3}, {2048, 7, 512, 1}, {1024, 14, 256, 1}};
@@ -717,7 +717,7 @@ TEST_CASE("igemm: stream-K: forced only, the resident blocks, at most one per k-
     CHECK(c.stream_k_blocks == 0);
     CHECK(c.grid_x == c.tiles);
     CHECK(c.tiles <= 132);
-    CHECK(c.tile.persistent == (l.c == 512));
+    CHECK(c.tile.persistent == (l.hw == 7));
     // "/sk": the same tile, 132 blocks (one resident per SM for these tiles), in the header;
     // not on a persistent tile (3x3 512->512 7x7's), whose blocks already walk the tiles.
     const igemm::Config sk = ConvImplicitGemmSolver::config_for(*plan, sm90(), "/sk");
@@ -838,7 +838,8 @@ TEST_CASE("igemm: persistent sweep tiles: staging apart from the pipeline, resid
     const char* tile;
     int blocks_k64, blocks_longer;
   } expect[] = {
-      {"wg64x128p", 3, 2}, {"wg128x64p", 3, 2}, {"wg128x128p", 2, 1}, {"wg128x256p", 1, 0}, {"64x64k64p", 5, 4},
+      {"wg64x128p", 3, 2}, {"wg128x64p", 3, 2}, {"wg128x128p", 2, 1}, {"wg128x256p", 1, 0}, {"wg192x128p", 1, 1},
+      {"64x64k64p", 5, 4},
   };
   for (const Layer& l : layers) {
     for (Layout layout : {Layout::nhwc, Layout::nchw}) {
@@ -895,7 +896,9 @@ TEST_CASE("igemm: write the generated headers of the reference layers" * doctest
                          "wg192x128/ws+im2col+s16", "wg128x128/ws+im2col+s16", "wg128x64p/ws+im2col+s16",
                          "wg128x128p/ws+im2col+s16",
                          // persistent 128x256 past one k-tile: three stages with 16-bit staging
-                         "wg128x256p/ws+s16"};
+                         "wg128x256p/ws+s16",
+                         // persistent 192x128 (three warpgroups): 1x1 by tensor maps, 3x3 by im2col
+                         "wg192x128p/ws+s16", "wg192x128p/ws+im2col+s16"};
   // 1x1 256->128: a memory-bound layer of several k-tiles; 1x1 1024->256 14x14: NCHW's A
   // copied 4 pixels at a time (H*W = 196); 1x1 2048->512 7x7: NCHW's A gathered (H*W = 49).
   struct Layer {
@@ -994,11 +997,13 @@ TEST_CASE("igemm: warpgroup (wgmma) tiles: sm_90 only, fp16/bf16, stages, aligne
       const char* tile;
     } layers[] = {
         // 14x14 (M = 12544): 132 tiles of 192x128 where 128x256 makes 98 (one partly empty wave)
-        {256, 14, 256, 3, "wg192x128"}, {1024, 14, 256, 1, "wg192x128"}, {1024, 14, 512, 1, "wg192x128"},
+        {256, 14, 256, 3, "wg192x128"}, {1024, 14, 256, 1, "wg192x128"},
         // 3x3 in 28x28 and 7x7: the persistent warp-specialised 128x128 (its loads run on into
         // the next tile while this one is stored)
-        {128, 28, 128, 3, "wg128x128p"}, {512, 7, 512, 3, "wg128x128p"}, {2048, 7, 512, 1, "wg128x128"},
-        {512, 28, 256, 1, "wg128x256"}, {256, 14, 1024, 1, "wg128x256"},
+        {128, 28, 128, 3, "wg128x128p"}, {512, 7, 512, 3, "wg128x128p"},
+        // compute-bound 1x1 (A by a pixels x channels map): the persistent tiles too (v17 sweep)
+        {1024, 14, 512, 1, "wg128x128p"}, {2048, 7, 512, 1, "wg128x128p"}, {512, 28, 256, 1, "wg128x128p"},
+        {256, 14, 1024, 1, "wg128x128p"}, {512, 7, 2048, 1, "wg64x128p"},
     };
     for (DataType t : {DataType::half, DataType::bfloat16}) {
       for (const Layer& l : layers) {
@@ -1010,10 +1015,9 @@ TEST_CASE("igemm: warpgroup (wgmma) tiles: sm_90 only, fp16/bf16, stages, aligne
         // Warp-specialised with tensor-map copies where the v12 sweep measured it faster: not
         // 128x256 on channels-last A; A by a pixels x channels map on the 1x1 layers, by an
         // im2col one on the 3x3 layers (v15).
-        const bool wide = std::string(l.tile) == "wg128x256";
-        CHECK(c.warp_specialized == !wide);
-        CHECK(c.tma_b == !wide);
-        CHECK(c.tma_a == !wide);
+        CHECK(c.warp_specialized);
+        CHECK(c.tma_b);
+        CHECK(c.tma_a);
         CHECK(c.tma_a_im2col == (l.r == 3));
         CHECK_FALSE(ConvImplicitGemmSolver::config_for(*plan, sm80()).tile.warpgroup);
         CHECK_FALSE(ConvImplicitGemmSolver::config_for(*plan, sm80()).warp_specialized);
