@@ -48,6 +48,10 @@ void add_execution(CLI::App& app, Options& o) {
   app.add_option("--buffer-sets", o.buffer_sets,
                  "buffer sets rotated across timed runs so that L2 does not flatter (0: enough to exceed 3x L2)")
       ->check(CLI::Range(0, 4096));
+  app.add_option("--gap-us", o.gap_us,
+                 "idle the GPU this many microseconds before each timed execution, which is queued in full when "
+                 "its start event is reached (0: back to back; the medians of both are reported)")
+      ->check(CLI::Range(0.0, 1e6));
   app.add_flag("--strict", o.strict, "UNSUPPORTED and MISTRUSTED cases count as failures");
 }
 
@@ -136,6 +140,7 @@ std::vector<std::string> forwarded_run_options(const Options& o) {
   if (o.device_given) args.insert(args.end(), {"--device", std::to_string(o.device)});
   if (!o.baseline.empty()) args.insert(args.end(), {"--baseline", o.baseline});
   if (o.buffer_sets != 0) args.insert(args.end(), {"--buffer-sets", std::to_string(o.buffer_sets)});
+  if (o.gap_us != 0) args.insert(args.end(), {"--gap-us", fmt::format("{}", o.gap_us)});
   if (o.strict) args.push_back("--strict");
   for (int i = 0; i < o.verbosity; ++i) args.push_back("-v");
   return args;

@@ -43,6 +43,7 @@ struct Options {
   std::string dump_dir;
   std::string dump_when = "all";      // all | failed
   int buffer_sets = 0;                // 0: automatic L2 rotation
+  double gap_us = 0;                  // GPU idle time before each timed execution; 0: back to back
   bool strict = false;
 
   // compile / support.

@@ -159,7 +159,8 @@ void run_baseline(Context& ctx, const Case& c, const Problem& p, std::vector<Buf
     if (unwritten > 0) r.baseline_note = fmt::format("unfused output: {} element(s) never written", unwritten);
     else if (v.kind == ref::Verdict::failed) r.baseline_note = "unfused output differs from the fused one: " + v.message;
   }
-  const TimingStats t = summarize(time_on_stream(ctx.stream.get(), c.timing.warmup, c.timing.iters, body));
+  const TimingStats t =
+      summarize(time_on_stream(ctx.stream.get(), c.timing.warmup, c.timing.iters, ctx.options.gap_us, body));
   r.baseline_us = t.median_us;
   r.baseline_kernels = kernels;
   if (r.median_us && *r.median_us > 0) r.speedup = t.median_us / *r.median_us;
@@ -268,7 +269,10 @@ void run_case(Context& ctx, const Case& c, CaseState& st, Record& r) {
     const BufferSet& set = sets[static_cast<std::size_t>(s)];
     plan->execute(ctx.handle.get(), set.input(), set.output(), s == 0 ? args0.get() : args[static_cast<std::size_t>(s - 1)]->get());
   };
-  const TimingStats t = summarize(time_on_stream(ctx.stream.get(), c.timing.warmup, c.timing.iters, body));
+  const TimingStats t = summarize(time_on_stream(ctx.stream.get(), c.timing.warmup, c.timing.iters, o.gap_us, body));
+  r.gap_us = o.gap_us;
+  if (o.gap_us > 0 && t.samples > 0)
+    r.median_us_back_to_back = summarize(time_on_stream(ctx.stream.get(), 0, c.timing.iters, 0, body)).median_us;
   if (t.samples > 0) {
     r.min_us = t.min_us;
     r.median_us = t.median_us;

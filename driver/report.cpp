@@ -93,7 +93,7 @@ const std::vector<std::string>& csv_columns() {
       "name",      "status",    "reason",      "file",         "line",       "dtype",      "layout",
       "shape",     "output_shape", "ops",      "solver",       "compile_ms", "cache_hit",  "kernels",
       "warmup",    "iters",     "buffer_sets", "min_us",       "median_us",  "max_us",     "mean_us",
-      "execute_host_us", "bytes",     "flops",     "gbps",        "tflops",       "verify",     "nrms",       "max_abs",
+      "gap_us",    "median_us_back_to_back", "execute_host_us", "bytes",     "flops",     "gbps",        "tflops",       "verify",     "nrms",       "max_abs",
       "tolerance", "checks",    "baseline_us", "baseline_kernels", "speedup", "baseline_note", "device",
       "repro"};
   return cols;
@@ -129,6 +129,8 @@ std::string csv_row(const Record& r) {
       opt_text(r.median_us, "{:.3f}"),
       opt_text(r.max_us, "{:.3f}"),
       opt_text(r.mean_us, "{:.3f}"),
+      fmt::format("{}", r.gap_us),
+      opt_text(r.median_us_back_to_back, "{:.3f}"),
       opt_text(r.execute_host_us, "{:.3f}"),
       fmt::format("{}", r.bytes),
       fmt::format("{}", r.flops),
@@ -192,6 +194,8 @@ std::string json_object(const Record& r) {
   field("median_us", json_number(r.median_us));
   field("max_us", json_number(r.max_us));
   field("mean_us", json_number(r.mean_us));
+  field("gap_us", json_number(r.gap_us));
+  field("median_us_back_to_back", json_number(r.median_us_back_to_back));
   field("execute_host_us", json_number(r.execute_host_us));
   field("bytes", json_number(r.bytes));
   field("flops", json_number(r.flops));

@@ -53,6 +53,8 @@ struct Record {
   // Timing of the fused plan (one execute between two events).
   int warmup = 0, iters = 0, buffer_sets = 0;
   std::optional<double> min_us, median_us, max_us, mean_us;
+  double gap_us = 0;                       // --gap-us: GPU idle time before each timed execution
+  std::optional<double> median_us_back_to_back;  // with gap_us > 0: the median of the same loop without gaps
   std::optional<double> execute_host_us;  // CPU time of one Execute call (launch only, no wait)
   double bytes = 0, flops = 0;
   std::optional<double> gbps, tflops;  // from the median

@@ -1,7 +1,9 @@
 #include "timing.h"
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
+#include <memory>
 #include <numeric>
 
 #include "gpu.h"
@@ -40,18 +42,61 @@ struct Events {
   Events& operator=(const Events&) = delete;
 };
 
+// Host functions that hold the stream before each timed run (time_on_stream's gap_us). A gate
+// returns once the host has opened it and gap_us have passed since the stream reached it.
+class Gates {
+ public:
+  Gates(hipStream_t stream, double gap_us) : stream_(stream), gap_us_(gap_us) {}
+  ~Gates() {  // never leave the stream held (a HIP error while queuing), nor free a gate in use
+    for (auto& g : gates_) g->open.store(true, std::memory_order_release);
+    (void)hipStreamSynchronize(stream_);
+  }
+  Gates(const Gates&) = delete;
+  Gates& operator=(const Gates&) = delete;
+
+  // Queues a closed gate on the stream.
+  void close() {
+    gates_.push_back(std::make_unique<Gate>(gap_us_));
+    hip_check(hipStreamAddCallback(stream_, &Gate::hold, gates_.back().get(), 0), "hipStreamAddCallback");
+  }
+  // Opens the gate queued last: what was queued after it is the run it holds back.
+  void open_last() { gates_.back()->open.store(true, std::memory_order_release); }
+
+ private:
+  struct Gate {
+    explicit Gate(double us) : gap(us) {}
+    std::chrono::duration<double, std::micro> gap;
+    std::atomic<bool> open{false};
+    static void hold(hipStream_t, hipError_t, void* self) {
+      const Gate& g = *static_cast<const Gate*>(self);
+      const auto until = std::chrono::steady_clock::now() + g.gap;
+      while (!g.open.load(std::memory_order_acquire) || std::chrono::steady_clock::now() < until) {
+      }
+    }
+  };
+  hipStream_t stream_;
+  double gap_us_;
+  std::vector<std::unique_ptr<Gate>> gates_;
+};
+
 }  // namespace
 
-std::vector<double> time_on_stream(hipStream_t stream, int warmup, int iters, const std::function<void(int)>& body) {
+std::vector<double> time_on_stream(hipStream_t stream, int warmup, int iters, double gap_us,
+                                   const std::function<void(int)>& body) {
   for (int i = 0; i < warmup; ++i) body(i);
   hip_check(hipStreamSynchronize(stream), "hipStreamSynchronize (warm-up)");
   if (iters <= 0) return {};
   Events ev(2 * static_cast<std::size_t>(iters));
-  for (int i = 0; i < iters; ++i) {
-    hip_check(hipEventRecord(ev.events[2 * i], stream), "hipEventRecord");
-    body(i);
-    hip_check(hipEventRecord(ev.events[2 * i + 1], stream), "hipEventRecord");
-  }
+  {
+    Gates gates(stream, gap_us);
+    for (int i = 0; i < iters; ++i) {
+      if (gap_us > 0) gates.close();
+      hip_check(hipEventRecord(ev.events[2 * i], stream), "hipEventRecord");
+      body(i);
+      hip_check(hipEventRecord(ev.events[2 * i + 1], stream), "hipEventRecord");
+      if (gap_us > 0) gates.open_last();
+    }
+  }  // the gates' end synchronises the stream
   hip_check(hipStreamSynchronize(stream), "hipStreamSynchronize (timed runs)");
   std::vector<double> us;
   us.reserve(static_cast<std::size_t>(iters));

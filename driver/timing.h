@@ -20,7 +20,13 @@ TimingStats summarize(std::vector<double> microseconds);
 // Runs `body(i)` for i in [0, warmup) untimed, then for i in [0, iters) each between two events
 // recorded on `stream`; returns each timed run's event time in microseconds. `body` must only
 // enqueue work on `stream`. Throws std::runtime_error on a HIP error.
-std::vector<double> time_on_stream(hipStream_t stream, int warmup, int iters,
+//
+// gap_us == 0: the timed runs go back to back (each start event follows the previous run's end).
+// gap_us > 0: before each timed run the stream idles at least gap_us at a host function that
+// returns only once the run and its events are queued behind it, so the start event is followed
+// at once by the run's work and the previous run's memory traffic has drained: the rule the
+// benchmark's peers are timed by (a GPU spin before each call), for comparisons under one rule.
+std::vector<double> time_on_stream(hipStream_t stream, int warmup, int iters, double gap_us,
                                    const std::function<void(int)>& body);
 
 // The host cost of one call of `body` (which must only enqueue work on `stream`): the CPU wall

@@ -136,8 +136,9 @@ def summarize(us: list[float]) -> dict:
 # times the host's enqueue time of one call, at least SPACER_MIN_US, so that when the start event
 # is reached the call is already queued behind it: the host's per-call work (PyTorch dispatch,
 # cuDNN frontend: 16-67 us a call on one H200 host, 2026-12-01) cannot fall between the events. The
-# driver needs no spacer: its Execute costs ~4 us of host time, less than any case's kernels, so
-# its queue runs ahead of the GPU (host time in the driver records, execute_host_us).
+# driver is timed under the same rule (run.py passes `--gap-us SPACER_MIN_US`: the GPU idles that
+# long before each timed Execute, which is queued in full when its start event is reached; its
+# host time, execute_host_us, is ~4 us, far below a third of the gap).
 SPACER_FACTOR = 3.0
 SPACER_MIN_US = 50.0
 SPIN_CYCLES_PER_US = 2000  # at most 2 GHz (H200: 1.98): at least the asked-for time at any clock

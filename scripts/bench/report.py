@@ -412,12 +412,14 @@ rest); whatever a phase does not reach is recorded in run.json and listed as ski
 - Warm-up excluded: 10 untimed calls first (they include cuDNN's algorithm search with
   `torch.backends.cudnn.benchmark = True`, and torch.compile's compilation, timed apart).
 - CUDA events recorded around each single call; the figure is the median of 50 timed calls
-  (min / max / mean kept in the raw files). Host time stays out of the events: before each timed
-  peer call the GPU spins (`torch.cuda._sleep`, no memory touched) for 3 × the host's enqueue time
-  of a call (at least 50 µs), so the call is queued when the start event is reached; the driver's
-  Execute takes ~4 µs of host time (`execute_host_us`), less than any case, so its queue runs
-  ahead without one. The peers' raw records keep `host_us` and `median_us_unspaced` (the same loop
-  without the spin: above `median_us` where the host bounded it).
+  (min / max / mean kept in the raw files). Host time stays out of the events and every call starts
+  on a quiet GPU: before each timed peer call the GPU spins (`torch.cuda._sleep`, no memory touched)
+  for 3 × the host's enqueue time of a call (at least 50 µs), so the call is queued when the start
+  event is reached; before each timed hipfuse call (fused and unfused) the driver holds the stream
+  idle for 50 µs at a host function that returns once the call and its events are queued
+  (`--gap-us 50`; Execute's host time, `execute_host_us`, is ~4 µs). The raw records keep the same
+  loops back to back: the peers' `median_us_unspaced` (above `median_us` where the host bounded
+  it) and the driver's `median_us_back_to_back`.
 - L2 not left warm: every side rotates among buffer sets, each call using the next set: one set when
   a call's working set (every tensor it touches) is at least 3 × the L2 (the device's l2CacheSize),
   else ⌈3 × L2 / working set⌉ + 1 sets, at most 64 (the driver's `--buffer-sets 0` rule, which the
@@ -560,10 +562,22 @@ def host_time_lines(rows, d: Data) -> list[str]:
         host = num(pick(d.hip[r["id"]], "execute_host_us")) if r["hip_us"] else None
         if host:
             hip.append((host / r["hip_us"], r["id"]))
-    if hip:
+    gaps = {num(d.hip[r["id"]].get("gap_us")) for r in rows if r["hip_us"]}
+    if hip and gaps and None not in gaps and min(gaps) > 0:
+        worst, cid = max(hip)
+        out.append(f"- Host time: hipfuse's Execute took at most {100 * worst:.0f}% of a case's GPU time ({cid}); "
+                   f"each timed call was queued behind a GPU idle gap of {min(gaps):g} µs.")
+    elif hip:
         worst, cid = max(hip)
         out.append(f"- Host time: hipfuse's Execute took at most {100 * worst:.0f}% of a case's GPU time ({cid}), so "
                    "the driver's queue ran ahead of the GPU" + ("." if worst < 1 else ": NOT on that case."))
+    b2b = [(num(d.hip[r["id"]].get("median_us_back_to_back")) / r["hip_us"], r["id"]) for r in rows
+           if r["hip_us"] and num(d.hip[r["id"]].get("median_us_back_to_back"))]
+    if b2b:
+        lo, hi = min(b2b), max(b2b)
+        out.append(f"- Timing rule: hipfuse back to back (no gap, `median_us_back_to_back`) took {lo[0]:.2f}× "
+                   f"({lo[1]}) to {hi[0]:.2f}× ({hi[1]}) of its time with the gap; geomean "
+                   f"{geomean([x for x, _ in b2b]):.2f}×.")
     peers = [(num(rec.get("host_us")), num(rec.get("spacer_us"))) for rec in d.peer.values() if rec.get("host_us")]
     if peers:
         out.append(f"- Host time: the peers took {min(h for h, _ in peers):.0f}-{max(h for h, _ in peers):.0f} µs of "

@@ -5,7 +5,8 @@
 
 Phases, each given a share of the time left (a phase that finishes early leaves its time to
 the next ones; a phase past its deadline stops starting new work and says what it skipped):
-  1. hipfuse: `fusiondriver run specs/perf/<file>.toml --baseline unfused --format jsonl --out ...`
+  1. hipfuse: `fusiondriver run specs/perf/<file>.toml --baseline unfused --format jsonl --out ...
+     --gap-us 50`
      per spec file of the set, with a cold kernel cache (MIOPEN_CUSTOM_CACHE_DIR = a fresh
      directory); then one file again without --baseline for the cache-hit compile times.
   2. peers:   the ceilings (matrix rates, copy bandwidth), then cuDNN's fused call and eager
@@ -42,6 +43,7 @@ HERE = Path(__file__).resolve().parent
 REPO = HERE.parents[1]
 sys.path.insert(0, str(HERE))
 import cases as catalogue  # noqa: E402
+from peers import SPACER_MIN_US  # noqa: E402
 
 DEFAULT_BUDGET_S = 560       # the whole run, report included: fits a 10-minute call to the GPU machine
 REPORT_RESERVE_S = 15        # kept back for the report and the last nvidia-smi
@@ -168,8 +170,10 @@ def phase_hipfuse(a, clock: Clock, out: Path, files: list[str], run: dict) -> No
             break
         spec = REPO / "specs" / "perf" / f"{stem}.toml"
         jl = out / "hipfuse" / f"{stem}.jsonl"
+        # The peers' timing rule: the GPU idles before each timed call (they spin at least
+        # SPACER_MIN_US; Execute's host time is far below the 1/3 of that which would lengthen it).
         cmd = [str(driver), "run", str(spec.relative_to(REPO)), "--baseline", "unfused", "--format", "jsonl",
-               "--out", str(jl)] + a.driver_arg
+               "--out", str(jl), "--gap-us", f"{SPACER_MIN_US:g}"] + a.driver_arg
         r = run_process(cmd, out / "logs" / f"hipfuse_{stem}.log", deadline, env)
         r.update(file=stem, records=count_lines(jl), cases=len(catalogue.spec_file(stem).cases), command=shlex.join(cmd))
         ph["files"].append(r)

@@ -42,7 +42,7 @@ TEST_CASE("driver cli: run with every option") {
                                    "dtype=fp16", "--format", "jsonl", "--out", "x.jsonl", "--device", "1", "--iters",
                                    "20", "--warmup", "3", "--seed", "42", "--verify", "sample", "--samples", "500",
                                    "--baseline", "unfused", "--dump", "d", "--dump-when", "failed", "--filter", "cba",
-                                   "--buffer-sets", "4", "--strict", "--no-progress", "-v", "-v",
+                                   "--buffer-sets", "4", "--gap-us", "50", "--strict", "--no-progress", "-v", "-v",
                                    "--spec-text", "name = 'x'"});
   REQUIRE_FALSE(r.exit);
   const Options& o = r.options;
@@ -64,6 +64,7 @@ TEST_CASE("driver cli: run with every option") {
   CHECK(o.dump_when == "failed");
   CHECK(o.filter == "cba");
   CHECK(o.buffer_sets == 4);
+  CHECK(o.gap_us == 50);
   CHECK(o.strict);
   CHECK_FALSE(o.progress);
   CHECK(o.verbosity == 2);
@@ -124,6 +125,10 @@ TEST_CASE("driver cli: compile, list and support") {
   REQUIRE_FALSE(l.exit);
   CHECK(l.options.format == "commands");
   CHECK(forwarded_run_options(l.options) == std::vector<std::string>{"--device", "2"});
+  const ParseResult gap = parse_cli({"fusiondriver", "list", "s.toml", "--format", "commands", "--gap-us", "50"});
+  REQUIRE_FALSE(gap.exit);
+  CHECK(forwarded_run_options(gap.options) == std::vector<std::string>{"--gap-us", "50"});
+  CHECK(parse_cli({"fusiondriver", "run", "s.toml", "--gap-us", "-1"}).exit);
   CHECK(parse_cli({"fusiondriver", "run", "s.toml", "--format", "commands"}).exit);  // list only
   const ParseResult s = parse_cli({"fusiondriver", "support"});
   REQUIRE_FALSE(s.exit);
