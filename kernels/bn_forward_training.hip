@@ -20,6 +20,10 @@
 // tile go as vectors across a group of channels (Tiling::plane_groups, common/
 // plane_groups.h); one element at a time otherwise. The apply phase and the fused second pass walk rows and blocks in the reverse
 // order of the reduce, so that they start on the data the reduce read last, still in L2.
+// With Tiling::resident_units (one partial, a thread's share at most that many vectors: fp32
+// 7x7 and 14x14 planes) the vector and plane-group walks hold the thread's whole share in
+// registers from the reduce to the normalise: x is read once, all of a thread's loads in
+// flight together.
 //
 // hf_plan.h provides: data_t, param_t, XGeom, YGeom, Tiling, kRunningStats, Epilogue.
 #include "common/column_tiling.h"
@@ -57,6 +61,19 @@ constexpr int kMinBlocksPerMultiprocessor = Tiles::threads <= 1024 ? 1024 / Tile
 
 static_assert(Tiling::partials == 1 || Tiles::rows > 1, "several partials need several rows");
 
+// Whether the walk of V-value units holds the thread's share in registers (Held) between the
+// reduce and the normalise: the host's choice, for the vector walks of a one-partial tiling.
+constexpr int kResident = Tiling::resident_units;
+template <int V>
+constexpr bool kHolds = kResident > 0 && V > 1 && Tiling::partials == 1;
+
+// A thread's units of x, unit k at the k-th place of its walk (a compile-time index once the
+// loops over k unroll, so the array stays in registers).
+template <int V>
+struct Held {
+  hf::Values<V> unit[kResident > 0 ? kResident : 1];
+};
+
 // The block's shared memory, declared once for every phase and vector width.
 struct Shared {
   hf::Moments<float> moments[Tiles::threads];
@@ -76,6 +93,34 @@ HF_DEVICE hf::Moments<float> thread_moments(const hf::BnForwardArgs& args, const
       p, [&](index_t row) { return hf::load_values<data_t, V>(args.x, x(row)); },
       [&](index_t, const hf::Values<V>& in) { sums.add(in.v); },
       [&](int units) { sums.end_batch<V>(units); });
+  return sums.moments();
+}
+
+// The first row of unit k of this thread's walk (for_each_row's order); at or past row_end: none.
+template <int V>
+HF_DEVICE index_t held_row(const Place& p, int k) {
+  return p.row_begin + (static_cast<index_t>(k) * Tiling::tile_rows + p.row_lane) * V;
+}
+
+// thread_moments over units loaded all at once into `held`.
+template <int V>
+HF_DEVICE hf::Moments<float> held_moments(const hf::BnForwardArgs& args, const Place& p, Held<V>& held) {
+  if (!p.valid) return {0.0f, 0.0f, 0.0f};
+  const XOffsets x(p.column);
+  hf::ShiftedSums sums(hf::load_float<data_t>(args.x, x(0)));
+#pragma unroll
+  for (int k = 0; k < kResident; ++k) {
+    if (held_row<V>(p, k) < p.row_end) held.unit[k] = hf::load_values<data_t, V>(args.x, x(held_row<V>(p, k)));
+  }
+  int values = 0;
+#pragma unroll
+  for (int k = 0; k < kResident; ++k) {
+    if (held_row<V>(p, k) < p.row_end) {
+      sums.add(held.unit[k].v);
+      values += V;
+    }
+  }
+  sums.sums.end_batch_values<false>(values);  // at most kResident * V values: one fp32 run
   return sums.moments();
 }
 
@@ -102,30 +147,39 @@ HF_DEVICE float write_statistics(const hf::BnForwardArgs& args, index_t column, 
   return static_cast<float>(inv_std);
 }
 
-// y over this thread's rows of the block's partial, last rows first.
-template <int V>
-HF_DEVICE void normalize(const hf::BnForwardArgs& args, const Place& p, float mean, float inv_std) {
+// y over this thread's rows of the block's partial, last rows first; with Holds, from `held`
+// (held_moments) instead of x.
+template <int V, bool Holds = false>
+HF_DEVICE void normalize(const hf::BnForwardArgs& args, const Place& p, float mean, float inv_std,
+                         const Held<V>* held = nullptr) {
   if (!p.valid) return;
   const index_t i = Tiles::parameter_index(p.column);
   const float scale = hf::load_float<param_t>(args.scale, i) * inv_std;
   const float bias = hf::load_float<param_t>(args.bias, i);
-  const XOffsets x(p.column);
   const YOffsets y(p.column);
-  Tiles::for_each_row<V, true, kBatch<V>>(
-      p, [&](index_t row) { return hf::load_values<data_t, V>(args.x, x(row)); },
-      [&](index_t row, const hf::Values<V>& in) {
-        const index_t y_offset = y(row);
-        hf::Values<V> out;
+  const auto write = [&](index_t row, const hf::Values<V>& in) {
+    const index_t y_offset = y(row);
+    hf::Values<V> out;
 #pragma unroll
-        for (int j = 0; j < V; ++j) {
-          // Only the coordinates the epilogue reads survive compilation (none for an
-          // activation, the channel for a bias).
-          const hf::Coord at = Tiles::coord(p.column, row + j);
-          const float v = fmaf(in.v[j] - mean, scale, bias);  // x - mean first: exact-ish when |mean| >> std
-          out.v[j] = Epilogue::apply(v, at, y_offset + j, args.chain);
-        }
-        hf::store_values<data_t, V>(args.y, y_offset, out);
-      });
+    for (int j = 0; j < V; ++j) {
+      // Only the coordinates the epilogue reads survive compilation (none for an
+      // activation, the channel for a bias).
+      const hf::Coord at = Tiles::coord(p.column, row + j);
+      const float v = fmaf(in.v[j] - mean, scale, bias);  // x - mean first: exact-ish when |mean| >> std
+      out.v[j] = Epilogue::apply(v, at, y_offset + j, args.chain);
+    }
+    hf::store_values<data_t, V>(args.y, y_offset, out);
+  };
+  if constexpr (Holds) {
+#pragma unroll
+    for (int k = 0; k < kResident; ++k) {
+      if (held_row<V>(p, k) < p.row_end) write(held_row<V>(p, k), held->unit[k]);
+    }
+  } else {
+    const XOffsets x(p.column);
+    Tiles::for_each_row<V, true, kBatch<V>>(
+        p, [&](index_t row) { return hf::load_values<data_t, V>(args.x, x(row)); }, write);
+  }
 }
 
 // The block's moments of p's column, as its partial (reduce phase of several partials).
@@ -139,11 +193,18 @@ HF_DEVICE void write_partial(const hf::BnForwardArgs& args, const Place& p, cons
 template <int V>
 HF_DEVICE void reduce_phase(const hf::BnForwardArgs& args, Shared& shared) {
   const Place p = Tiles::place();
-  const hf::Moments<float> m = Tiles::reduce_rows(p, thread_moments<V>(args, p), shared.moments);
+  Held<V> held;  // unused (and dropped) unless kHolds<V>
+  hf::Moments<float> mine;
+  if constexpr (kHolds<V>) {
+    mine = held_moments<V>(args, p, held);
+  } else {
+    mine = thread_moments<V>(args, p);
+  }
+  const hf::Moments<float> m = Tiles::reduce_rows(p, mine, shared.moments);
   if constexpr (Tiling::partials == 1) {
     if (p.valid && p.row_lane == 0) shared.inv_std[p.column_lane] = write_statistics(args, p.column, m.mean, m.m2);
     __syncthreads();
-    normalize<V>(args, p, m.mean, shared.inv_std[p.column_lane]);
+    normalize<V, kHolds<V>>(args, p, m.mean, shared.inv_std[p.column_lane], &held);
   } else if (p.valid && p.row_lane == 0) {
     write_partial(args, p, m);
   }
@@ -196,10 +257,17 @@ HF_DEVICE void apply_phase(const hf::BnForwardArgs& args, Shared& shared) {
 
 // ---- plane groups: V channels a block, walked as vectors across their planes -------------
 
-// This thread's moments of its two channels (low, high) over its vectors.
-template <int V>
+// The image of unit k of this thread's plane-group walk (for_each_image's order); at or past
+// n_end: none.
+HF_DEVICE index_t held_image(const Groups::Lane& g, int k) {
+  return g.n_begin + g.image_lane + static_cast<index_t>(k) * Groups::image_lanes;
+}
+
+// This thread's moments of its two channels (low, high) over its vectors; with Holds, loaded
+// all at once into `held`.
+template <int V, bool Holds = false>
 HF_DEVICE void group_moments(const hf::BnForwardArgs& args, const Groups::Lane& g, hf::Moments<float>& low,
-                             hf::Moments<float>& high) {
+                             hf::Moments<float>& high, Held<V>* held = nullptr) {
   low = high = {0.0f, 0.0f, 0.0f};
   if (!g.active) return;
   // A value of each channel as its shift: the plane's first of the partial's first image.
@@ -207,30 +275,50 @@ HF_DEVICE void group_moments(const hf::BnForwardArgs& args, const Groups::Lane& 
   hf::ShiftedSums lo(hf::load_float<data_t>(args.x, first + g.low * XGeom::stride_c));
   hf::ShiftedSums hi(hf::load_float<data_t>(args.x, first + g.high() * XGeom::stride_c));
   const int lo_count = g.low_count(), hi_count = g.high_count();
-  Groups::for_each_image<kBatch<V>>(
-      g, [&](index_t n) { return hf::load_values<data_t, V>(args.x, Groups::offset<XGeom>(g, n)); },
-      [&](index_t, const hf::Values<V>& in) {
+  const auto load = [&](index_t n) { return hf::load_values<data_t, V>(args.x, Groups::offset<XGeom>(g, n)); };
+  const auto add = [&](const hf::Values<V>& in) {
 #pragma unroll
-        for (int e = 0; e < V; ++e) {
-          if (e < g.split) {
-            lo.add_one(in.v[e]);
-          } else {
-            hi.add_one(in.v[e]);
-          }
-        }
-      },
-      [&](int units) {
-        lo.sums.end_batch_values<Groups::folds>(units * lo_count);
-        hi.sums.end_batch_values<Groups::folds>(units * hi_count);
-      });
+    for (int e = 0; e < V; ++e) {
+      if (e < g.split) {
+        lo.add_one(in.v[e]);
+      } else {
+        hi.add_one(in.v[e]);
+      }
+    }
+  };
+  if constexpr (Holds) {
+#pragma unroll
+    for (int k = 0; k < kResident; ++k) {
+      if (held_image(g, k) < g.n_end) held->unit[k] = load(held_image(g, k));
+    }
+    int units = 0;
+#pragma unroll
+    for (int k = 0; k < kResident; ++k) {
+      if (held_image(g, k) < g.n_end) {
+        add(held->unit[k]);
+        ++units;
+      }
+    }
+    // At most kResident * V values a channel: one fp32 run.
+    lo.sums.end_batch_values<false>(units * lo_count);
+    hi.sums.end_batch_values<false>(units * hi_count);
+  } else {
+    Groups::for_each_image<kBatch<V>>(
+        g, load, [&](index_t, const hf::Values<V>& in) { add(in); },
+        [&](int units) {
+          lo.sums.end_batch_values<Groups::folds>(units * lo_count);
+          hi.sums.end_batch_values<Groups::folds>(units * hi_count);
+        });
+  }
   low = lo.moments();
   high = hi.moments();
 }
 
-// y over this thread's vectors, last images first; mean and inv_std: the group's channels'.
-template <int V>
+// y over this thread's vectors, last images first (with Holds: from `held`); mean and
+// inv_std: the group's channels'.
+template <int V, bool Holds = false>
 HF_DEVICE void group_normalize(const hf::BnForwardArgs& args, const Groups::Lane& g, const float* mean,
-                               const float* inv_std) {
+                               const float* inv_std, const Held<V>* held = nullptr) {
   if (!g.active) return;
   const int ch[2] = {g.low, g.high()};
   float shift[2], scale[2], bias[2];
@@ -241,27 +329,35 @@ HF_DEVICE void group_normalize(const hf::BnForwardArgs& args, const Groups::Lane
     scale[k] = hf::load_float<param_t>(args.scale, i) * inv_std[ch[k]];
     bias[k] = hf::load_float<param_t>(args.bias, i);
   }
-  Groups::for_each_image<kBatch<V>, true>(
-      g, [&](index_t n) { return hf::load_values<data_t, V>(args.x, Groups::offset<XGeom>(g, n)); },
-      [&](index_t n, const hf::Values<V>& in) {
-        const index_t y_offset = Groups::offset<YGeom>(g, n);
-        hf::Values<V> out;
+  const auto write = [&](index_t n, const hf::Values<V>& in) {
+    const index_t y_offset = Groups::offset<YGeom>(g, n);
+    hf::Values<V> out;
 #pragma unroll
-        for (int e = 0; e < V; ++e) {
-          const bool high = e >= g.split;
-          const float v = fmaf(in.v[e] - (high ? shift[1] : shift[0]), high ? scale[1] : scale[0],
-                               high ? bias[1] : bias[0]);
-          out.v[e] = Epilogue::apply(v, Groups::coord(g, n, e), y_offset + e, args.chain);
-        }
-        hf::store_values<data_t, V>(args.y, y_offset, out);
-      });
+    for (int e = 0; e < V; ++e) {
+      const bool high = e >= g.split;
+      const float v = fmaf(in.v[e] - (high ? shift[1] : shift[0]), high ? scale[1] : scale[0],
+                           high ? bias[1] : bias[0]);
+      out.v[e] = Epilogue::apply(v, Groups::coord(g, n, e), y_offset + e, args.chain);
+    }
+    hf::store_values<data_t, V>(args.y, y_offset, out);
+  };
+  if constexpr (Holds) {
+#pragma unroll
+    for (int k = 0; k < kResident; ++k) {
+      if (held_image(g, k) < g.n_end) write(held_image(g, k), held->unit[k]);
+    }
+  } else {
+    Groups::for_each_image<kBatch<V>, true>(
+        g, [&](index_t n) { return hf::load_values<data_t, V>(args.x, Groups::offset<XGeom>(g, n)); }, write);
+  }
 }
 
 template <int V>
 HF_DEVICE void group_reduce_phase(const hf::BnForwardArgs& args, Shared& shared) {
   const Groups::Lane g = Groups::lane();
+  Held<V> held;  // unused (and dropped) unless kHolds<V>
   hf::Moments<float> low, high;
-  group_moments<V>(args, g, low, high);
+  group_moments<V, kHolds<V>>(args, g, low, high, &held);
   Groups::reduce_channels(low, high, hf::Moments<float>{0.0f, 0.0f, 0.0f}, shared.groups);
   const Place p = Tiles::place();  // column lanes = the group's channels
   if (p.valid && p.row_lane == 0) {
@@ -275,7 +371,7 @@ HF_DEVICE void group_reduce_phase(const hf::BnForwardArgs& args, Shared& shared)
   }
   if constexpr (Tiling::partials == 1) {
     __syncthreads();
-    group_normalize<V>(args, g, shared.mean, shared.inv_std);
+    group_normalize<V, kHolds<V>>(args, g, shared.mean, shared.inv_std, &held);
   }
 }
 

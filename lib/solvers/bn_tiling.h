@@ -23,6 +23,7 @@ struct BnTiling {
   int partials = 1;             // row ranges per column: 1 = one fused pass, else reduce/finalize/apply
   bool apply_merges = false;    // partials > 1: the apply phase merges the partials (no finalize)
   bool plane_groups = false;    // spatial NCHW planes vectors do not tile: tile_columns channels walked together
+  int resident_units = 0;       // forward training, one partial: the vector units a thread holds from reduce to normalise (0: none)
   std::int64_t columns = 0, rows = 0, rows_per_partial = 0;
 
   int threads() const { return tile_columns * tile_rows; }
