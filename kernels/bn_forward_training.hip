@@ -20,10 +20,11 @@
 // tile go as vectors across a group of channels (Tiling::plane_groups, common/
 // plane_groups.h); one element at a time otherwise. The apply phase and the fused second pass walk rows and blocks in the reverse
 // order of the reduce, so that they start on the data the reduce read last, still in L2.
-// With Tiling::resident_units (one partial, a thread's share at most that many vectors: fp32
-// 7x7 and 14x14 planes) the vector and plane-group walks hold the thread's whole share in
-// registers from the reduce to the normalise: x is read once, all of a thread's loads in
-// flight together.
+// With Tiling::held_units (one partial, a thread's share at most that many vectors: the 7x7
+// and 14x14 planes of 64 images) the vector and plane-group walks hold the thread's whole share
+// from the reduce to the normalise, the first Tiling::held_in_registers units in registers and
+// the rest in dynamic shared memory (copied there by cp.async): x is read once, and all of a
+// thread's loads are in flight together.
 //
 // hf_plan.h provides: data_t, param_t, XGeom, YGeom, Tiling, kRunningStats, Epilogue.
 #include "common/column_tiling.h"
@@ -61,26 +62,51 @@ constexpr int kMinBlocksPerMultiprocessor = Tiles::threads <= 1024 ? 1024 / Tile
 
 static_assert(Tiling::partials == 1 || Tiles::rows > 1, "several partials need several rows");
 
-// Whether the walk of V-value units holds the thread's share in registers (Held) between the
-// reduce and the normalise: the host's choice, for the vector walks of a one-partial tiling.
-constexpr int kResident = Tiling::resident_units;
+// Whether the walk of V-value units holds the thread's share (Held) between the reduce and the
+// normalise: the host's choice, for the vector walks of a one-partial tiling.
+constexpr int kHeld = Tiling::held_units;
+constexpr int kHeldInRegisters = Tiling::held_in_registers;
 template <int V>
-constexpr bool kHolds = kResident > 0 && V > 1 && Tiling::partials == 1;
+constexpr bool kHolds = kHeld > 0 && V > 1 && Tiling::partials == 1;
 
-// A thread's units of x, unit k at the k-th place of its walk (a compile-time index once the
-// loops over k unroll, so the array stays in registers).
+// A thread's units of x, unit k at the k-th place of its walk: k < kHeldInRegisters in
+// registers (a compile-time index once the loops over k unroll), the others in its 16-byte
+// slots of the dynamic shared memory, slot k - kHeldInRegisters of thread t at
+// (k - kHeldInRegisters) * threads + t (the host sizes it: BnTiling::shared_bytes).
 template <int V>
 struct Held {
-  hf::Values<V> unit[kResident > 0 ? kResident : 1];
+  hf::Values<V> in_registers[kHeldInRegisters > 0 ? kHeldInRegisters : 1];
+  unsigned char* in_shared;  // this thread's first slot
+
+  HF_DEVICE Held() {
+    extern __shared__ uint4 held_slots[];
+    in_shared = reinterpret_cast<unsigned char*>(held_slots + threadIdx.x);
+  }
+  HF_DEVICE void* slot(int k) const { return in_shared + (k - kHeldInRegisters) * Tiles::threads * 16; }
+  // Starts the load of unit k from x's element `offset` (`valid`: the unit lies in the tensor;
+  // else it is left unloaded).
+  HF_DEVICE void load(int k, const void* x, index_t offset, bool valid) {
+    if (k < kHeldInRegisters) {
+      if (valid) in_registers[k] = hf::load_values<data_t, V>(x, offset);
+    } else {
+      hf::cp_async16(slot(k), static_cast<const data_t*>(x) + (valid ? offset : 0), valid);
+    }
+  }
+  HF_DEVICE hf::Values<V> get(int k) const {
+    if (k < kHeldInRegisters) return in_registers[k];
+    return hf::load_values<data_t, V>(slot(k), 0);
+  }
 };
 
 // The block's shared memory, declared once for every phase and vector width.
 struct Shared {
-  hf::Moments<float> moments[Tiles::threads];
-  hf::Moments<double> merged[Tiles::threads];
+  union {  // each launch uses one: the column walk's reduction, the plane groups', or the merge of partials
+    hf::Moments<float> moments[Tiles::threads];
+    hf::Moments<double> merged[Tiles::threads];
+    Groups::Shared<hf::Moments<float>, kGrouped> groups;
+  };
   float inv_std[Tiling::tile_columns];
   float mean[Tiling::tile_columns];  // plane groups
-  Groups::Shared<hf::Moments<float>, kGrouped> groups;
 };
 
 // This thread's moments over its rows of the block's partial.
@@ -102,25 +128,38 @@ HF_DEVICE index_t held_row(const Place& p, int k) {
   return p.row_begin + (static_cast<index_t>(k) * Tiling::tile_rows + p.row_lane) * V;
 }
 
+// Loads every unit of this thread into `held` at once, then add(k) for each (the ones in
+// registers first, while the shared ones land); valid(k): whether unit k exists.
+template <int V, class Offset, class Valid, class Add>
+HF_DEVICE void load_held(const hf::BnForwardArgs& args, Held<V>& held, Offset offset, Valid valid, Add add) {
+#pragma unroll
+  for (int k = 0; k < kHeld; ++k) held.load(k, args.x, offset(k), valid(k));
+  hf::cp_async_commit();
+#pragma unroll
+  for (int k = 0; k < kHeldInRegisters; ++k) {
+    if (valid(k)) add(held.get(k));
+  }
+  hf::cp_async_wait<0>();  // each thread reads back only its own slots: no block barrier
+#pragma unroll
+  for (int k = kHeldInRegisters; k < kHeld; ++k) {
+    if (valid(k)) add(held.get(k));
+  }
+}
+
 // thread_moments over units loaded all at once into `held`.
 template <int V>
 HF_DEVICE hf::Moments<float> held_moments(const hf::BnForwardArgs& args, const Place& p, Held<V>& held) {
   if (!p.valid) return {0.0f, 0.0f, 0.0f};
   const XOffsets x(p.column);
   hf::ShiftedSums sums(hf::load_float<data_t>(args.x, x(0)));
-#pragma unroll
-  for (int k = 0; k < kResident; ++k) {
-    if (held_row<V>(p, k) < p.row_end) held.unit[k] = hf::load_values<data_t, V>(args.x, x(held_row<V>(p, k)));
-  }
   int values = 0;
-#pragma unroll
-  for (int k = 0; k < kResident; ++k) {
-    if (held_row<V>(p, k) < p.row_end) {
-      sums.add(held.unit[k].v);
-      values += V;
-    }
-  }
-  sums.sums.end_batch_values<false>(values);  // at most kResident * V values: one fp32 run
+  load_held<V>(
+      args, held, [&](int k) { return x(held_row<V>(p, k)); }, [&](int k) { return held_row<V>(p, k) < p.row_end; },
+      [&](const hf::Values<V>& in) {
+        sums.add(in.v);
+        values += V;
+      });
+  sums.sums.end_batch_values<false>(values);  // at most kHeld * V values: one fp32 run
   return sums.moments();
 }
 
@@ -172,8 +211,8 @@ HF_DEVICE void normalize(const hf::BnForwardArgs& args, const Place& p, float me
   };
   if constexpr (Holds) {
 #pragma unroll
-    for (int k = 0; k < kResident; ++k) {
-      if (held_row<V>(p, k) < p.row_end) write(held_row<V>(p, k), held->unit[k]);
+    for (int k = 0; k < kHeld; ++k) {
+      if (held_row<V>(p, k) < p.row_end) write(held_row<V>(p, k), held->get(k));
     }
   } else {
     const XOffsets x(p.column);
@@ -193,7 +232,7 @@ HF_DEVICE void write_partial(const hf::BnForwardArgs& args, const Place& p, cons
 template <int V>
 HF_DEVICE void reduce_phase(const hf::BnForwardArgs& args, Shared& shared) {
   const Place p = Tiles::place();
-  Held<V> held;  // unused (and dropped) unless kHolds<V>
+  Held<V> held;  // unused unless kHolds<V>
   hf::Moments<float> mine;
   if constexpr (kHolds<V>) {
     mine = held_moments<V>(args, p, held);
@@ -287,19 +326,15 @@ HF_DEVICE void group_moments(const hf::BnForwardArgs& args, const Groups::Lane& 
     }
   };
   if constexpr (Holds) {
-#pragma unroll
-    for (int k = 0; k < kResident; ++k) {
-      if (held_image(g, k) < g.n_end) held->unit[k] = load(held_image(g, k));
-    }
     int units = 0;
-#pragma unroll
-    for (int k = 0; k < kResident; ++k) {
-      if (held_image(g, k) < g.n_end) {
-        add(held->unit[k]);
-        ++units;
-      }
-    }
-    // At most kResident * V values a channel: one fp32 run.
+    load_held<V>(
+        args, *held, [&](int k) { return Groups::offset<XGeom>(g, held_image(g, k)); },
+        [&](int k) { return held_image(g, k) < g.n_end; },
+        [&](const hf::Values<V>& in) {
+          add(in);
+          ++units;
+        });
+    // At most kHeld * V values a channel: one fp32 run.
     lo.sums.end_batch_values<false>(units * lo_count);
     hi.sums.end_batch_values<false>(units * hi_count);
   } else {
@@ -343,8 +378,8 @@ HF_DEVICE void group_normalize(const hf::BnForwardArgs& args, const Groups::Lane
   };
   if constexpr (Holds) {
 #pragma unroll
-    for (int k = 0; k < kResident; ++k) {
-      if (held_image(g, k) < g.n_end) write(held_image(g, k), held->unit[k]);
+    for (int k = 0; k < kHeld; ++k) {
+      if (held_image(g, k) < g.n_end) write(held_image(g, k), held->get(k));
     }
   } else {
     Groups::for_each_image<kBatch<V>, true>(
@@ -355,7 +390,7 @@ HF_DEVICE void group_normalize(const hf::BnForwardArgs& args, const Groups::Lane
 template <int V>
 HF_DEVICE void group_reduce_phase(const hf::BnForwardArgs& args, Shared& shared) {
   const Groups::Lane g = Groups::lane();
-  Held<V> held;  // unused (and dropped) unless kHolds<V>
+  Held<V> held;  // unused unless kHolds<V>
   hf::Moments<float> low, high;
   group_moments<V, kHolds<V>>(args, g, low, high, &held);
   Groups::reduce_channels(low, high, hf::Moments<float>{0.0f, 0.0f, 0.0f}, shared.groups);

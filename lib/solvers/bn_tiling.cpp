@@ -10,16 +10,20 @@ namespace hipfuse {
 namespace {
 
 constexpr int kThreads = 256;
-// Threads resident per multiprocessor: the kernels are built for at most 64 registers a thread
-// (their __launch_bounds__), so 1024 fit (4 blocks of 256). With 16-byte vectors and 4-8 loads
-// in flight per thread, they keep ~64 KB of loads outstanding per multiprocessor, more than
-// the ~30 KB its share of the memory bandwidth needs.
-constexpr int kThreadsPerMultiprocessor = 1024;
-// Forward training's held walk (BnTiling::resident_units): 512-thread blocks whose threads
-// hold at most kHeldValues values of x each in registers (8 fp32 vectors: the 7x7 and 14x14
-// planes of 64 images), so that the normalise does not read x again.
-constexpr int kHeldThreads = 512;
-constexpr std::int64_t kHeldValues = 32;
+// 256-thread blocks resident per multiprocessor: the kernels are built for at most 64
+// registers a thread (their __launch_bounds__), so 4 fit. With 16-byte vectors and 4-8 loads
+// in flight per thread, 1024 threads keep ~64 KB of loads outstanding per multiprocessor,
+// more than the ~30 KB its share of the memory bandwidth needs.
+constexpr int kBlocksPerMultiprocessor = 4;
+// Forward training's held walk (BnTiling::held_units): with one partial, each thread keeps its
+// share of x from the reduce to the normalise, so that x is read once: up to
+// kHeldRegisterValues values in registers (6 fp32 vectors, 3 of fp16: the kernel stays within
+// its 64 registers), the rest in dynamic shared memory, at most kHeldSharedBytes a block so
+// that 4 blocks still fit a multiprocessor (228 KB: 4 x (40 KB + the kernel's ~8 KB of static
+// shared memory + 1 KB the hardware reserves a block)): the fp32 7x7 and 14x14 planes of 64
+// images with enough channels for one partial (13 vectors a thread).
+constexpr std::int64_t kHeldRegisterValues = 24;
+constexpr std::int64_t kHeldSharedBytes = 40 * 1024;
 constexpr std::int64_t kMinRowsPerThread = 4;  // below this, more partials cost more than they give
 constexpr std::int64_t kMaxRowsPerPartial = std::int64_t{1} << 24;  // counts stay exact in fp32
 constexpr int kMaxTileColumns = 32;
@@ -76,7 +80,7 @@ bool plane_groups_fit(const TensorDesc& x, std::int64_t lanes) {
 // blocks, 1.03 waves, whose last 32 blocks run alone for as long as the first wave.
 int choose_partials(const BnTiling& t, const Target& target) {
   const std::int64_t column_tiles = ceil_div(t.columns, t.tile_columns);
-  const std::int64_t wave = std::int64_t{multiprocessors_of(target)} * (kThreadsPerMultiprocessor / t.threads());
+  const std::int64_t wave = std::int64_t{multiprocessors_of(target)} * kBlocksPerMultiprocessor;
   const std::int64_t most = std::max<std::int64_t>(1, t.rows / (t.tile_rows * kMinRowsPerThread));
   std::int64_t p = std::clamp<std::int64_t>(wave / column_tiles, 1, most);
   p = std::max(p, ceil_div(t.rows, kMaxRowsPerPartial));
@@ -95,23 +99,6 @@ bool plane_vectors_fit(const TensorDesc& x, std::int64_t lanes) {
   }
   return run % lanes == 0 && (x.lengths[1] == 1 || x.strides[1] % lanes == 0) &&
          (x.lengths[0] == 1 || x.strides[0] % lanes == 0);
-}
-
-// tile_rows, partials and rows_per_partial for blocks of `threads` (tile_columns set).
-void size_partials(BnTiling& t, int threads, std::int64_t images, std::int64_t plane, const Target& target) {
-  t.tile_rows = threads / t.tile_columns;
-  t.partials = choose_partials(t, target);
-  if (t.plane_groups) {
-    // Partials of whole images (the walk keeps one vector of each image per thread), at most
-    // kMaxRowsPerPartial rows.
-    t.rows_per_partial = std::min(ceil_div(images, t.partials), kMaxRowsPerPartial / plane) * plane;
-  } else {
-    t.rows_per_partial = ceil_div(t.rows, t.partials);
-    // A multiple of 8 rows lets the kernels take 16-byte vectors along the rows (NCHW planes);
-    // still at most 2^24 rows, as kMaxRowsPerPartial is a multiple of 8.
-    if (t.partials > 1) t.rows_per_partial = ceil_div(t.rows_per_partial, kVectorRows) * kVectorRows;
-  }
-  t.partials = static_cast<int>(ceil_div(t.rows, t.rows_per_partial));  // no empty partials
 }
 
 // The vector units each thread of a one-partial tiling walks at most: images (plane groups, a
@@ -151,19 +138,30 @@ BnTiling choose_bn_tiling(const TensorDesc& x, BatchNormMode mode, const Target&
   // slower than its scalar walk (H200, 64x2048x7x7 fp32: 37.6 against 34.7 us, docs/PERF_NOTES.md v9).
   t.plane_groups = kernel == BnKernel::forward_training && t.spatial && !channels_inner && plane_groups_fit(x, lanes);
   t.tile_columns = t.plane_groups ? static_cast<int>(lanes) : t.spatial && !channels_inner ? 1 : pow2_at_least(t.columns);
-  // Forward training over vector-walked planes: the held walk where a thread's share of one
-  // partial fits in registers.
-  if (kernel == BnKernel::forward_training && t.spatial && !channels_inner &&
+  t.tile_rows = kThreads / t.tile_columns;
+  t.partials = choose_partials(t, target);
+  if (t.plane_groups) {
+    // Partials of whole images (the walk keeps one vector of each image per thread), at most
+    // kMaxRowsPerPartial rows.
+    t.rows_per_partial = std::min(ceil_div(n, t.partials), kMaxRowsPerPartial / s) * s;
+  } else {
+    t.rows_per_partial = ceil_div(t.rows, t.partials);
+    // A multiple of 8 rows lets the kernels take 16-byte vectors along the rows (NCHW planes);
+    // still at most 2^24 rows, as kMaxRowsPerPartial is a multiple of 8.
+    if (t.partials > 1) t.rows_per_partial = ceil_div(t.rows_per_partial, kVectorRows) * kVectorRows;
+  }
+  t.partials = static_cast<int>(ceil_div(t.rows, t.rows_per_partial));  // no empty partials
+  // Forward training over vector-walked planes, one partial: the held walk where a thread's
+  // share fits.
+  if (kernel == BnKernel::forward_training && t.spatial && !channels_inner && t.partials == 1 &&
       (t.plane_groups || plane_vectors_fit(x, lanes))) {
-    BnTiling held = t;
-    size_partials(held, kHeldThreads, n, s, target);
-    const std::int64_t units = units_per_thread(held, n, s, lanes);
-    if (held.partials == 1 && units * lanes <= kHeldValues) {
-      held.resident_units = static_cast<int>(units);
-      return held;
+    const std::int64_t units = units_per_thread(t, n, s, lanes);
+    const std::int64_t in_registers = std::min(units, kHeldRegisterValues / lanes);
+    if ((units - in_registers) * t.threads() * 16 <= kHeldSharedBytes) {
+      t.held_units = static_cast<int>(units);
+      t.held_in_registers = static_cast<int>(in_registers);
     }
   }
-  size_partials(t, kThreads, n, s, target);
   t.apply_merges = t.partials > 1 && t.partials <= t.tile_rows * kMaxMergesPerThread &&
                    t.partials * kPartialBytes * kMergeBytesRatio <= t.rows_per_partial * element_bytes;
   return t;
@@ -179,7 +177,8 @@ void emit_tiling(PlanHeader& h, const BnTiling& t) {
   h.line("  static constexpr hf::index_t rows_per_partial = " + std::to_string(t.rows_per_partial) + ";");
   h.line(std::string("  static constexpr bool apply_merges = ") + (t.apply_merges ? "true" : "false") + ";");
   h.line(std::string("  static constexpr bool plane_groups = ") + (t.plane_groups ? "true" : "false") + ";");
-  h.line("  static constexpr int resident_units = " + std::to_string(t.resident_units) + ";");
+  h.line("  static constexpr int held_units = " + std::to_string(t.held_units) + ";");
+  h.line("  static constexpr int held_in_registers = " + std::to_string(t.held_in_registers) + ";");
   h.line("};");
 }
 

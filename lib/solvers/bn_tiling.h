@@ -23,13 +23,16 @@ struct BnTiling {
   int partials = 1;             // row ranges per column: 1 = one fused pass, else reduce/finalize/apply
   bool apply_merges = false;    // partials > 1: the apply phase merges the partials (no finalize)
   bool plane_groups = false;    // spatial NCHW planes vectors do not tile: tile_columns channels walked together
-  int resident_units = 0;       // forward training, one partial: the vector units a thread holds from reduce to normalise (0: none)
+  int held_units = 0;           // forward training, one partial: the vector units a thread holds from reduce to normalise (0: none)
+  int held_in_registers = 0;    // of which in registers; the rest in dynamic shared memory
   std::int64_t columns = 0, rows = 0, rows_per_partial = 0;
 
   int threads() const { return tile_columns * tile_rows; }
   dim3 grid() const;           // reduce and apply phases: column tiles x partials
   dim3 finalize_grid() const;  // column tiles
   int launches() const { return partials == 1 ? 1 : apply_merges ? 2 : 3; }
+  // Dynamic shared memory of the (first) launch: the held units not in registers, 16 bytes each.
+  unsigned shared_bytes() const { return static_cast<unsigned>((held_units - held_in_registers) * threads() * 16); }
   // Bytes of the partials scratch for `fields` floats per (column, partial); 0 with one partial.
   std::size_t scratch_bytes(int fields) const;
 };
@@ -49,7 +52,7 @@ template <class Args>
 hipError_t launch_bn_phases(const rt::Kernel& kernel, const BnTiling& tiling, hipStream_t stream, Args& args) {
   const dim3 block(static_cast<unsigned>(tiling.threads()));
   args.phase = hf::kBnReduce;
-  hipError_t e = kernel.launch(tiling.grid(), block, 0, stream, &args);
+  hipError_t e = kernel.launch(tiling.grid(), block, tiling.shared_bytes(), stream, &args);
   if (e != hipSuccess || tiling.partials == 1) return e;
   if (!tiling.apply_merges) {
     args.phase = hf::kBnFinalize;

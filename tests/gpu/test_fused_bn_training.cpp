@@ -115,16 +115,16 @@ TEST_CASE("fused BN training: row walks (16-byte vectors along the plane, scalar
 }
 
 TEST_CASE("fused BN training: threads holding their share of x from the reduce to the normalise") {
-  // One partial, fp32: 512-thread blocks whose threads keep up to 8 vectors in registers
-  // (BnTiling::resident_units), some threads one fewer than others.
-  SUBCASE("plane groups: 64 images over 10 image lanes (7 vectors, the last for 4 lanes)") {
+  // One partial, fp32 (BnTiling::held_units): up to 6 vectors a thread in registers, the rest
+  // in shared memory; some threads hold one fewer than others.
+  SUBCASE("plane groups: 64 images over 5 image lanes (13 vectors, the last for 4 lanes); 37 images") {
     run_and_check(PlanBuilder(DataType::float32, {64, 2048, 7, 7}, Lay::nchw).bn_train(BatchNormMode::spatial, true)
                       .act(ActivationMode::relu).take(), 2430, 3.0);
     PlanBuilder b(DataType::float32, {37, 1200, 7, 7}, Lay::nchw);
     b.bn_train(BatchNormMode::spatial, false).bias().residual().act(ActivationMode::elu);
     run_and_check(b.take(), 2431, 3.0);
   }
-  SUBCASE("vectors along the plane: 14x14 planes, 64 and 40 images") {
+  SUBCASE("vectors along the plane: 14x14 planes of 64 images (13 vectors) and 40 (8)") {
     run_and_check(PlanBuilder(DataType::float32, {64, 1024, 14, 14}, Lay::nchw).bn_train(BatchNormMode::spatial, true)
                       .act(ActivationMode::relu).take(), 2432, 3.0);
     run_and_check(PlanBuilder(DataType::float32, {40, 1024, 14, 14}, Lay::nchw).bn_train(BatchNormMode::spatial, false)
@@ -198,7 +198,7 @@ TEST_CASE("fused BN training: pointers off 16-byte alignment take the scalar wal
   // summation order differs.
   SUBCASE("vectors along the plane") { check_misaligned_walk({8, 64, 56, 56}); }
   SUBCASE("plane groups") { check_misaligned_walk({16, 256, 7, 7}); }
-  // The same layouts where aligned pointers take the held walk (one partial, 512 threads).
-  SUBCASE("held plane groups") { check_misaligned_walk({16, 2048, 7, 7}); }
+  // Layouts where aligned pointers take the held walk (one partial, part in shared memory).
+  SUBCASE("held plane groups") { check_misaligned_walk({64, 2048, 7, 7}); }
   SUBCASE("held vectors along the plane") { check_misaligned_walk({40, 1024, 14, 14}); }
 }

@@ -1,7 +1,7 @@
 // The BN training tiling (lib/solvers/bn_tiling.cpp) without a GPU: which layouts the forward
 // training kernel walks as plane groups (kernels/common/plane_groups.h), that their partials
-// cover whole images, and where its threads hold their share of x in registers
-// (resident_units); the kernels themselves run in tests/gpu/test_fused_bn_*.cpp.
+// cover whole images, and where its threads hold their share of x from the reduce to the
+// normalise (held_units); the kernels themselves run in tests/gpu/test_fused_bn_*.cpp.
 #include <doctest/doctest.h>
 
 #include "solvers/bn_tiling.h"
@@ -35,14 +35,13 @@ void check_whole_images(const BnTiling& t, std::int64_t images, std::int64_t pla
 }  // namespace
 
 TEST_CASE("BN tiling: planes that 16-byte vectors do not tile walk as plane groups") {
-  SUBCASE("fp32 2048x7x7: groups of 4 channels, one partial, each thread's 7 vectors held") {
+  SUBCASE("fp32 2048x7x7: groups of 4 channels, one partial (512 blocks on a 528-block wave)") {
     const BnTiling t = spatial_tiling(DataType::float32, {64, 2048, 7, 7});
     CHECK(t.plane_groups);
     CHECK(t.tile_columns == 4);
-    CHECK(t.threads() == 512);  // 10 images a pass (490 active threads): 64 images in 7 vectors a thread
+    CHECK(t.threads() == 256);
     CHECK(t.partials == 1);
     CHECK(t.rows_per_partial == 64 * 49);
-    CHECK(t.resident_units == 7);
   }
   SUBCASE("fp32 64x7x7: few channels, several partials of whole images") {
     const BnTiling t = spatial_tiling(DataType::float32, {64, 64, 7, 7});
@@ -60,14 +59,25 @@ TEST_CASE("BN tiling: planes that 16-byte vectors do not tile walk as plane grou
   }
 }
 
-TEST_CASE("BN tiling: forward training holds x in registers where a thread's share of one partial fits") {
-  // 64 x 196 rows a channel, 16-byte vectors along the plane: 3136 vectors over 512 threads.
-  const BnTiling fp32_14 = spatial_tiling(DataType::float32, {64, 1024, 14, 14});
-  CHECK(fp32_14.resident_units == 7);
-  CHECK(fp32_14.threads() == 512);
-  CHECK(fp32_14.partials == 1);
-  // Too many vectors a thread (28x28: 25), too many values (fp16 7x7: 7 vectors of 8), several
-  // partials (few channels), the backward, channels-last and per-activation BN: no.
+TEST_CASE("BN tiling: forward training holds x where a thread's share of one partial fits") {
+  // 2048x7x7: 5 images a pass of 256 threads (245 active), 64 images in 13 vectors a thread.
+  // 1024x14x14: 64 x 196 rows a channel, 3136 vectors over 256 threads, 13 a thread. 6 in
+  // registers, 7 in 28 KB of shared memory.
+  for (const BnTiling& t :
+       {spatial_tiling(DataType::float32, {64, 2048, 7, 7}), spatial_tiling(DataType::float32, {64, 1024, 14, 14})}) {
+    CHECK(t.partials == 1);
+    CHECK(t.threads() == 256);
+    CHECK(t.held_units == 13);
+    CHECK(t.held_in_registers == 6);
+    CHECK(t.shared_bytes() == 7 * 256 * 16);
+  }
+  // A few images: everything in registers, no shared memory.
+  const BnTiling few = spatial_tiling(DataType::float32, {8, 2048, 7, 7});
+  CHECK(few.held_units == 2);
+  CHECK(few.held_in_registers == 2);
+  CHECK(few.shared_bytes() == 0);
+  // Too many vectors a thread (28x28: 49), several partials (fp16 7x7: groups of 8 channels;
+  // few channels), the backward, channels-last and per-activation BN: no.
   for (const BnTiling& t :
        {spatial_tiling(DataType::float32, {64, 512, 28, 28}), spatial_tiling(DataType::half, {64, 2048, 7, 7}),
         spatial_tiling(DataType::float32, {64, 64, 7, 7}), spatial_tiling(DataType::float32, {64, 256, 56, 56}),
@@ -75,12 +85,9 @@ TEST_CASE("BN tiling: forward training holds x in registers where a thread's sha
         spatial_tiling(DataType::float32, {64, 2048, 7, 7}, Lay::nhwc),
         choose_bn_tiling(packed(DataType::float32, {64, 2048, 7, 7}, Lay::nchw), BatchNormMode::per_activation,
                          h200(), BnKernel::forward_training)}) {
-    CHECK(t.resident_units == 0);
-    CHECK(t.threads() == 256);
+    CHECK(t.held_units == 0);
+    CHECK(t.shared_bytes() == 0);
   }
-  // A one-partial held tiling covers its rows in at most resident_units units a thread.
-  CHECK(fp32_14.rows_per_partial == fp32_14.rows);
-  CHECK(4 * 512 * fp32_14.resident_units >= fp32_14.rows);
 }
 
 TEST_CASE("BN tiling: the other layouts keep their walks") {
