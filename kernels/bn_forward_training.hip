@@ -128,8 +128,8 @@ HF_DEVICE index_t held_row(const Place& p, int k) {
   return p.row_begin + (static_cast<index_t>(k) * Tiling::tile_rows + p.row_lane) * V;
 }
 
-// Loads every unit of this thread into `held` at once, then add(k) for each (the ones in
-// registers first, while the shared ones land); valid(k): whether unit k exists.
+// Loads every unit k of this thread (x's element offset(k), if valid(k)) into `held` at once,
+// then passes each one's values to add(): those in registers first, while the shared ones land.
 template <int V, class Offset, class Valid, class Add>
 HF_DEVICE void load_held(const hf::BnForwardArgs& args, Held<V>& held, Offset offset, Valid valid, Add add) {
 #pragma unroll
