@@ -59,6 +59,17 @@ bool channels_innermost(const TensorDesc& x) {
   return x.lengths[1] > 1 && x.strides[1] < min_spatial;
 }
 
+// Whether each plane of x (its spatial dimensions) is one contiguous run in memory.
+bool planes_contiguous(const TensorDesc& x) {
+  std::int64_t run = 1;
+  for (int d = x.dims() - 1; d >= 2; --d) {
+    const auto i = static_cast<std::size_t>(d);
+    if (x.lengths[i] > 1 && x.strides[i] != run) return false;
+    run *= x.lengths[i];
+  }
+  return true;
+}
+
 // Whether spatial BN over x (channels first) walks its planes as plane groups (kernels/common/
 // plane_groups.h): planes of S positions that 16-byte vectors of `lanes` elements do not tile
 // (7x7 = 49; 14x14 = 196 in fp16), contiguous and adjacent, so that `lanes` channels' planes
@@ -66,13 +77,7 @@ bool channels_innermost(const TensorDesc& x) {
 bool plane_groups_fit(const TensorDesc& x, std::int64_t lanes) {
   const std::int64_t c = x.lengths[1], s = spatial_size(x);
   if (s % lanes == 0 || s < lanes || s > kThreads || c % lanes != 0) return false;
-  std::int64_t run = 1;
-  for (int d = x.dims() - 1; d >= 2; --d) {
-    const auto i = static_cast<std::size_t>(d);
-    if (x.lengths[i] > 1 && x.strides[i] != run) return false;
-    run *= x.lengths[i];
-  }
-  return x.strides[1] == s && (x.lengths[0] == 1 || x.strides[0] % lanes == 0);
+  return planes_contiguous(x) && x.strides[1] == s && (x.lengths[0] == 1 || x.strides[0] % lanes == 0);
 }
 
 // Enough partials for about a full wave of blocks, few enough that each thread has work.
@@ -91,13 +96,7 @@ int choose_partials(const BnTiling& t, const Target& target) {
 // elements along the rows (ColumnTiling::vectorizable): contiguous planes that the vectors
 // tile, channel and batch strides multiples of the vector.
 bool plane_vectors_fit(const TensorDesc& x, std::int64_t lanes) {
-  std::int64_t run = 1;
-  for (int d = x.dims() - 1; d >= 2; --d) {
-    const auto i = static_cast<std::size_t>(d);
-    if (x.lengths[i] > 1 && x.strides[i] != run) return false;
-    run *= x.lengths[i];
-  }
-  return run % lanes == 0 && (x.lengths[1] == 1 || x.strides[1] % lanes == 0) &&
+  return planes_contiguous(x) && spatial_size(x) % lanes == 0 && (x.lengths[1] == 1 || x.strides[1] % lanes == 0) &&
          (x.lengths[0] == 1 || x.strides[0] % lanes == 0);
 }
 

@@ -563,14 +563,13 @@ def host_time_lines(rows, d: Data) -> list[str]:
         if host:
             hip.append((host / r["hip_us"], r["id"]))
     gaps = {num(d.hip[r["id"]].get("gap_us")) for r in rows if r["hip_us"]}
-    if hip and gaps and None not in gaps and min(gaps) > 0:
+    if hip:
         worst, cid = max(hip)
-        out.append(f"- Host time: hipfuse's Execute took at most {100 * worst:.0f}% of a case's GPU time ({cid}); "
-                   f"each timed call was queued behind a GPU idle gap of {min(gaps):g} µs.")
-    elif hip:
-        worst, cid = max(hip)
-        out.append(f"- Host time: hipfuse's Execute took at most {100 * worst:.0f}% of a case's GPU time ({cid}), so "
-                   "the driver's queue ran ahead of the GPU" + ("." if worst < 1 else ": NOT on that case."))
+        head = f"- Host time: hipfuse's Execute took at most {100 * worst:.0f}% of a case's GPU time ({cid})"
+        if gaps and None not in gaps and min(gaps) > 0:
+            out.append(f"{head}; each timed call was queued behind a GPU idle gap of {min(gaps):g} µs.")
+        else:
+            out.append(f"{head}, so the driver's queue ran ahead of the GPU" + ("." if worst < 1 else ": NOT on that case."))
     b2b = [(num(d.hip[r["id"]].get("median_us_back_to_back")) / r["hip_us"], r["id"]) for r in rows
            if r["hip_us"] and num(d.hip[r["id"]].get("median_us_back_to_back"))]
     if b2b:
