@@ -8,8 +8,10 @@
 //     once to data_t, so that the GEMM reads x as cp.async vectors along C instead of
 //     gathering every element R*S times (and for NCHW 1x1 layers with small planes and more
 //     input than output channels, whose A would otherwise be gathered). One read and one
-//     write of x, through a shared-memory tile, with accesses of up to 16 bytes along the
-//     pixels (or along whole-plane runs) when reading and along C when writing.
+//     write of x, with accesses of up to 16 bytes along the pixels when reading and along C
+//     when writing: each thread transposing a block in registers where 8- or 16-byte
+//     accesses tile the planes (hfi::PackBlockLanes > 0), else through a shared-memory tile
+//     (also read as whole-plane runs for small planes).
 #include "common/geometry.h"
 #include "common/igemm_args.h"
 #include "common/pointwise_chain.h"
@@ -34,8 +36,20 @@ using Dst = hf_plan::XGeom;
 using T = hf_plan::data_t;
 constexpr hf::index_t kHW = Src::H * Src::W;
 constexpr int kChannels = hfi::PackTileChannels;
-constexpr int kPixels = hf::kPackTileElements / kChannels;
+constexpr int kPixels = hfi::PackTilePixels;
 constexpr int kMaxLanes = hf::kLanes16<T>;
+
+// The register transpose (PackBlockLanes > 0): each thread moves a block of kMaxLanes
+// channels x PackBlockLanes pixels, one load a channel along the pixels and one store a pixel
+// along the channels: no shared memory, no barrier, and all of a thread's loads in flight at
+// once. A warp holds 4 x 8 blocks (channels x pixels), so that a load instruction reads 4
+// runs of 8 * PackBlockLanes values and a store writes 8 runs of 4 * kMaxLanes, whole 32-byte
+// sectors; a thread block is 2 x 4 warps, the host's tile of 8 x 32 blocks.
+// (The shared-memory tile before it: H200, fp16 NCHW 3x3 128->128 56x56 s2, ~44 us of 78.)
+constexpr int kBlockPixels = hfi::PackBlockLanes;
+static_assert(kBlockPixels == 0 || (kChannels == 8 * kMaxLanes && kPixels == 32 * kBlockPixels),
+              "the host's tile is 8 x 32 register blocks");
+static_assert(kBlockPixels > 0 || kChannels * kPixels == hf::kPackTileElements, "the shared tile holds 4096 values");
 
 // Whether V consecutive pixels of a channel, starting at a multiple of V, are V consecutive
 // elements of x (the plane is one run) that one access of V elements can read.
@@ -163,49 +177,110 @@ HF_DEVICE void pack_pixels(const hf::IgemmPackArgs& args, float (&tile)[kChannel
   });
 }
 
+// One thread's block (see kBlockPixels: VP pixels) at channel c and pixel hw of image n, both
+// within x. Vector: x aligned to the block's pixel accesses, VC loads of VP values, all in
+// flight before the first store; else one value at a time, a pixel's VC loads before its
+// store (so that its values need no more registers than the vector's words).
+template <int VP, bool Vector>
+HF_DEVICE void transpose_block(const hf::IgemmPackArgs& args, hf::index_t n, hf::index_t c, hf::index_t hw) {
+  constexpr int VC = kMaxLanes;
+  const T* src = static_cast<const T*>(args.src);
+  alignas(16) T block[VC][VP];
+  if constexpr (Vector) {
+#pragma unroll
+    for (int i = 0; i < VC; ++i) {
+      *reinterpret_cast<hf::Words<VP * sizeof(T)>*>(block[i]) =
+          *reinterpret_cast<const hf::Words<VP * sizeof(T)>*>(src + Src::offset(pixel_coord(n, c + i, hw)));
+    }
+  }
+  using Prologue = hf_plan::PackPrologue;
+  typename Prologue::Channel channel[Prologue::length > 0 ? VC : 1];
+  if constexpr (Prologue::length > 0) {
+#pragma unroll
+    for (int i = 0; i < VC; ++i) channel[i] = Prologue::prepare(c + i, args.chain);
+  }
+#pragma unroll
+  for (int j = 0; j < VP; ++j) {
+    alignas(16) T out[VC];
+#pragma unroll
+    for (int i = 0; i < VC; ++i) {
+      const hf::Coord at = pixel_coord(n, c + i, hw + j);
+      const T v = Vector ? block[i][j] : src[Src::offset(at)];
+      if constexpr (Prologue::length > 0) {
+        out[i] = hf::from_float<T>(Prologue::apply(hf::to_float(v), channel[i], at, Src::offset(at), args.chain));
+      } else {
+        out[i] = v;  // moved as bits: no conversion
+      }
+    }
+    *reinterpret_cast<hf::Words<16>*>(static_cast<T*>(args.dst) + Dst::offset(pixel_coord(n, c, hw + j))) =
+        *reinterpret_cast<const hf::Words<16>*>(out);
+  }
+}
+
+// The whole of one block's work, in the host's mode (BlockPixels: kBlockPixels). A template, so
+// that the mode not taken is not compiled (the shared tile would not fit the register mode's).
+template <int BlockPixels>
+HF_DEVICE void pack_input(const hf::IgemmPackArgs& args) {
+  const unsigned long long src = reinterpret_cast<unsigned long long>(args.src);
+  if constexpr (BlockPixels > 0) {
+    const int lane = static_cast<int>(threadIdx.x) % 32, warp = static_cast<int>(threadIdx.x) / 32;
+    const hf::index_t n = blockIdx.z;
+    const hf::index_t c = static_cast<hf::index_t>(blockIdx.y) * kChannels + ((warp / 4) * 4 + lane / 8) * kMaxLanes;
+    const hf::index_t hw = static_cast<hf::index_t>(blockIdx.x) * kPixels + ((warp % 4) * 8 + lane % 8) * BlockPixels;
+    // C and H*W are multiples of the block's sides (the host's choice): whole blocks or none.
+    if (c >= Src::C || hw >= kHW) return;
+    if (src % (BlockPixels * sizeof(T)) == 0) {
+      transpose_block<BlockPixels, true>(args, n, c, hw);
+    } else {
+      transpose_block<BlockPixels, false>(args, n, c, hw);
+    }
+  } else {
+    alignas(16) __shared__ float tile[kChannels][kPixels + 1];
+    constexpr unsigned kPixelBytes = kPixelLanes * sizeof(T);
+    if constexpr (kPlaneRuns) {
+      if (src % 16 == 0) {
+        // The run copied as it is (it fits: at most kPackTileElements values of T in the tile's
+        // floats), the prologue applied on the way out.
+        T* run_copy = reinterpret_cast<T*>(&tile[0][0]);
+        const hf::index_t start = Src::offset(pixel_coord(blockIdx.z, static_cast<hf::index_t>(blockIdx.y) * kChannels, 0));
+        copy_plane_run(args, run_copy, start);
+        __syncthreads();
+        write_tile<kChannelLanes>(args, [&](int c_local, int hw_local, hf::index_t c, hf::index_t hw) {
+          const int at = c_local * static_cast<int>(kHW) + hw_local;
+          return hf_plan::PackPrologue::apply(hf::to_float(run_copy[at]), pixel_coord(blockIdx.z, c, hw), start + at,
+                                              args.chain);
+        });
+        return;
+      }
+      // x off 16-byte alignment: the pixel walk, one write loop after either read. (Written as
+      // in the kernel timed with the runs, 12.1 us on 1x1 2048->512 7x7: the same source gives
+      // the same machine code; the other structure below adds 4 registers.)
+      if (src % kPixelBytes == 0) {
+        read_pixels<kPixelLanes>(args, tile);
+      } else {
+        read_pixels<1>(args, tile);
+      }
+      __syncthreads();
+      write_tile<kChannelLanes>(args, [&](int c_local, int hw_local, hf::index_t, hf::index_t) {
+        return tile[c_local][hw_local];
+      });
+    } else {
+      // A copy of the whole tile's code per access width: one shared write loop after the two
+      // reads made the 56x56 planes' re-layout slower (H200, 3x3 128->128 s2 fp16 NCHW: 89.1 us
+      // against 82.6, docs/PERF_NOTES.md v10).
+      if (src % kPixelBytes == 0) {
+        pack_pixels<kPixelLanes>(args, tile);
+      } else {
+        pack_pixels<1>(args, tile);
+      }
+    }
+  }
+}
+
 }  // namespace
 
 // Block kPackThreads, grid (ceil(H*W / kPixels), ceil(C / kChannels), N) (igemm_args.h). The pixel
 // vectors and plane runs need x aligned to their width, checked here; the scratch always is.
 HF_KERNEL void __launch_bounds__(hf::kPackThreads) hf_igemm_pack_input(hf::IgemmPackArgs args) {
-  alignas(16) __shared__ float tile[kChannels][kPixels + 1];
-  constexpr unsigned kPixelBytes = kPixelLanes * sizeof(T);
-  const unsigned long long src = reinterpret_cast<unsigned long long>(args.src);
-  if constexpr (kPlaneRuns) {
-    if (src % 16 == 0) {
-      // The run copied as it is (it fits: at most kPackTileElements values of T in the tile's
-      // floats), the prologue applied on the way out.
-      T* run_copy = reinterpret_cast<T*>(&tile[0][0]);
-      const hf::index_t start = Src::offset(pixel_coord(blockIdx.z, static_cast<hf::index_t>(blockIdx.y) * kChannels, 0));
-      copy_plane_run(args, run_copy, start);
-      __syncthreads();
-      write_tile<kChannelLanes>(args, [&](int c_local, int hw_local, hf::index_t c, hf::index_t hw) {
-        const int at = c_local * static_cast<int>(kHW) + hw_local;
-        return hf_plan::PackPrologue::apply(hf::to_float(run_copy[at]), pixel_coord(blockIdx.z, c, hw), start + at,
-                                            args.chain);
-      });
-      return;
-    }
-    // x off 16-byte alignment: the pixel walk, one write loop after either read. (Written as
-    // in the kernel timed with the runs, 12.1 us on 1x1 2048->512 7x7: the same source gives
-    // the same machine code; the other structure below adds 4 registers.)
-    if (src % kPixelBytes == 0) {
-      read_pixels<kPixelLanes>(args, tile);
-    } else {
-      read_pixels<1>(args, tile);
-    }
-    __syncthreads();
-    write_tile<kChannelLanes>(args, [&](int c_local, int hw_local, hf::index_t, hf::index_t) {
-      return tile[c_local][hw_local];
-    });
-  } else {
-    // A copy of the whole tile's code per access width: one shared write loop after the two
-    // reads made the 56x56 planes' re-layout slower (H200, 3x3 128->128 s2 fp16 NCHW: 89.1 us
-    // against 82.6, docs/PERF_NOTES.md v10).
-    if (src % kPixelBytes == 0) {
-      pack_pixels<kPixelLanes>(args, tile);
-    } else {
-      pack_pixels<1>(args, tile);
-    }
-  }
+  pack_input<kBlockPixels>(args);
 }

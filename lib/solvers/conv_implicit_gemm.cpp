@@ -384,8 +384,7 @@ std::unique_ptr<Invoker> ConvImplicitGemmSolver::build_with(const FusionPlan& pl
     packing.input_kernel = load_kernel(pack_request_for(plan, config, true), target, reports);
     packing.input =
         std::make_unique<DeviceScratch>(target.device, static_cast<std::size_t>(x.element_count()) * size_of(x.type));
-    const int tile_pixels = hf::kPackTileElements / config.pack_tile_channels;
-    packing.input_grid = dim3(static_cast<unsigned>(ceil_div(x.lengths[2] * x.lengths[3], tile_pixels)),
+    packing.input_grid = dim3(static_cast<unsigned>(ceil_div(x.lengths[2] * x.lengths[3], config.pack_tile_pixels)),
                               static_cast<unsigned>(ceil_div(x.lengths[1], config.pack_tile_channels)),
                               static_cast<unsigned>(x.lengths[0]));
   }

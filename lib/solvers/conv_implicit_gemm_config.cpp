@@ -246,6 +246,21 @@ bool relayout_reads_plane_runs(const Problem& p, int channels, int vec) {
          (channels * plane) % vec == 0 && (p.c * plane) % vec == 0 && stride_if(p.n, p.x_strides[0]) % vec == 0;
 }
 
+// The re-layout's register-transpose width: the most values along the pixels (16 bytes' worth,
+// or half that) that one access reads, for planes in runs that the width tiles within an image
+// and a channel; 0 where no access of 8 bytes or more fits (the shared-memory tile then moves x).
+int relayout_block_lanes(const Problem& p) {
+  if (!planes_are_runs(p)) return 0;
+  const std::int64_t plane = static_cast<std::int64_t>(p.h) * p.w;
+  const int widest = static_cast<int>(16 / p.elem_bytes());
+  for (int lanes : {widest, widest / 2}) {
+    if (lanes * p.elem_bytes() < 8) break;
+    if (plane % lanes == 0 && stride_if(p.c, p.x_strides[1]) % lanes == 0 && stride_if(p.n, p.x_strides[0]) % lanes == 0)
+      return lanes;
+  }
+  return 0;
+}
+
 bool is_nvidia_arch(const std::string& arch) { return arch.rfind("sm_", 0) == 0; }
 
 int sm_version(const std::string& arch) {
@@ -331,7 +346,14 @@ Config make_config(const Problem& p, const Candidate& c, int sms, const Modes& m
   const bool small_plane_1x1 = matrix && p.elem != Elem::f32 && !x_vec && !p.has_prologue && p.r * p.s == 1 &&
                                lanes == 0 && p.c >= 2 * p.k && relayout_reads_plane_runs(p, pack_channels, vec);
   cfg.pack_input = packable && (((!x_vec || (matrix && p.has_prologue)) && p.r * p.s > 1) || small_plane_1x1);
-  if (cfg.pack_input) cfg.pack_tile_channels = pack_channels;
+  if (cfg.pack_input) {
+    // Register blocks of 16 bytes of channels x pixel_lanes pixels, 8 x 32 of them a block
+    // (the kernel's warp of 4 x 8 blocks, two by four warps); else the shared-memory tile.
+    cfg.pack_block_lanes = relayout_block_lanes(p);
+    const int channel_lanes = static_cast<int>(16 / p.elem_bytes());
+    cfg.pack_tile_channels = cfg.pack_block_lanes > 0 ? 8 * channel_lanes : pack_channels;
+    cfg.pack_tile_pixels = cfg.pack_block_lanes > 0 ? 32 * cfg.pack_block_lanes : hf::kPackTileElements / pack_channels;
+  }
   const bool a_vec = (x_vec && !(matrix && p.has_prologue)) || cfg.pack_input;
   cfg.a_loader = a_vec ? Loader::async16 : lanes > 0 ? Loader::pixels : Loader::gather;
   if (cfg.a_loader == Loader::pixels) cfg.a_pixel_lanes = lanes;
@@ -845,7 +867,9 @@ std::string generate_header(const Problem& p, const Config& c) {
   s += "constexpr int OutVec = " + std::to_string(c.out_vec) + ";\n";
   s += "constexpr bool Stage16 = " + b(c.stage_16bit) + ";  // epilogue: fused ops in registers, 16-bit staging\n";
   s += "constexpr int PackTileChannels = " + std::to_string(std::max(c.pack_tile_channels, 8)) +
-       ";  // hf_igemm_pack_input's tile\n";
+       ", PackTilePixels = " + std::to_string(std::max(c.pack_tile_pixels, 64)) + ";  // hf_igemm_pack_input's tile\n";
+  s += "constexpr int PackBlockLanes = " + std::to_string(c.pack_block_lanes) +
+       ";  // its register blocks' pixels (0: a shared-memory tile)\n";
   s += "constexpr long long StreamKBlocks = " + std::to_string(c.stream_k_blocks) + ";  // 0: a block per tile\n";
   s += "constexpr bool WarpSpecialized = " + b(c.warp_specialized) + ";  // a loader warpgroup on mbarriers\n";
   s += "constexpr bool TmaA = " + b(c.tma_a) + ", TmaB = " + b(c.tma_b) + ";  // tensor-map copies (ConvArgs::a_map / b_map)\n";

@@ -74,7 +74,12 @@ struct Config {
   // where gathering A would load every x value R*S times element by element, and on the
   // matrix kernel with a prologue, which would be evaluated R*S times per x value.
   bool pack_input = false;
-  int pack_tile_channels = 0;  // pack_input's tile: channels (up to 64) x 4096 / that many pixels
+  // pack_input's block tile, channels x pixels, and how it moves: pack_block_lanes > 0, each
+  // thread transposes a block of 16 bytes' worth of channels x that many pixels in registers
+  // (x's planes in runs that accesses of 8 or 16 bytes tile); 0, through a shared-memory
+  // tile of 4096 values (up to 64 channels).
+  int pack_tile_channels = 0, pack_tile_pixels = 0;
+  int pack_block_lanes = 0;
   bool out_along_k = true;  // y stored in vectors along channels (else along pixels)
   int out_vec = 1;          // elements per output store
   // Matrix tiles with 16-bit y stored along channels (the heuristic's tiles, or "<tile>/s16"): the fused

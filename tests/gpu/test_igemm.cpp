@@ -262,14 +262,16 @@ TEST_CASE("igemm: odd channels, dilation, groups and a prologue") {
   }
 }
 
-// The NCHW re-layout (hf_igemm_pack_input) moves pixels in accesses of 8, 4, 2 or 1
-// elements (whatever divides H*W and the alignment of x allows), or small planes as whole-
-// plane runs of 16-byte accesses, and channels in tiles of 8 to 64: each width, partial
-// channel and pixel tiles, and x one element off alignment (the scalar walk), with and
-// without a prologue applied on the way (3x3 only: 1x1 layers with a prologue gather).
+// The NCHW re-layout (hf_igemm_pack_input) transposes register blocks where accesses of 8 or
+// 16 bytes tile the planes, else moves pixels through a shared tile in accesses of 2 or 1
+// elements, or small planes as whole-plane runs of 16-byte accesses, channels in tiles of 8
+// to 64: each width, partial channel and pixel tiles, and x one element off alignment (the
+// scalar walks), with and without a prologue applied on the way (3x3 only: 1x1 layers with
+// a prologue gather).
 TEST_CASE("igemm: NCHW input re-layout: every access width, partial tiles, misaligned x") {
   const Shape shapes[] = {
       {2, 96, 16, 16, 64, 3, 3, 1, 1},  // H*W % 8 == 0; 96 channels: a full and a half tile
+      {2, 40, 20, 20, 24, 3, 3, 1, 1},  // register blocks: partial channel and pixel tiles
       {2, 64, 14, 14, 32, 3, 3, 1, 2},  // H*W = 196: 4-element accesses
       {2, 24, 5, 6, 40, 3, 3, 1, 1},    // H*W = 30: 2-element accesses; a 32-channel tile
       {2, 16, 7, 7, 24, 3, 3, 1, 1},    // H*W = 49: plane runs (aligned x); a 16-channel tile

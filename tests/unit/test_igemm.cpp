@@ -314,6 +314,40 @@ TEST_CASE("igemm: the tile heuristic on the reference layers") {
     f32.type = DataType::float32;
     CHECK_FALSE(ConvImplicitGemmSolver::config_for(*make_plan(f32, Chain::prologue_bn_relu), sm90()).pack_input);
   }
+  SUBCASE("the NCHW re-layout transposes register blocks where 8- or 16-byte accesses tile the planes") {
+    struct Expect {
+      DataType type;
+      int hw, c;
+      int lanes, tile_channels, tile_pixels;  // lanes 0: the shared-memory tile of 4096 values
+    };
+    const Expect expects[] = {
+        {DataType::half, 56, 64, 8, 64, 256},      // 3136 pixels: 16-byte blocks
+        {DataType::bfloat16, 14, 64, 4, 64, 128},  // 196: 8-byte accesses along the pixels
+        {DataType::float32, 56, 64, 4, 32, 128},   // fp32: 4 x 4 blocks
+        {DataType::float32, 7, 64, 0, 64, 64},     // 49: no access of 8 bytes tiles the plane
+        {DataType::half, 7, 16, 0, 16, 256},       // 16 channels: a narrower shared tile
+        {DataType::half, 3, 32, 0, 32, 128},       // 9 pixels
+    };
+    for (const Expect& e : expects) {
+      ConvCase cc;
+      cc.type = e.type;
+      cc.layout = Layout::nchw;
+      cc.h = cc.w = e.hw;
+      cc.c = e.c;
+      CAPTURE(e.hw);
+      CAPTURE(name_of(e.type));
+      const igemm::Config config = ConvImplicitGemmSolver::config_for(*make_plan(cc), sm90());
+      REQUIRE(config.pack_input);
+      CHECK(config.pack_block_lanes == e.lanes);
+      CHECK(config.pack_tile_channels == e.tile_channels);
+      CHECK(config.pack_tile_pixels == e.tile_pixels);
+      for (const auto& h : ConvImplicitGemmSolver::pack_request_for(*make_plan(cc), config, true).generated_headers) {
+        if (h.path != "hf_igemm.h") continue;
+        CHECK(h.text.find("PackBlockLanes = " + std::to_string(e.lanes) + ";") != std::string::npos);
+        CHECK(h.text.find("PackTilePixels = " + std::to_string(e.tile_pixels) + ";") != std::string::npos);
+      }
+    }
+  }
   SUBCASE("fp32 with allow_tf32 runs on the matrix units") {
     ConvCase cc;
     cc.type = DataType::float32;
