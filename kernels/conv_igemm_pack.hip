@@ -2,8 +2,10 @@
 // invoker-owned scratch (hf_plan.h provides data_t and the geometries):
 //   hf_igemm_pack_weights: WSourceGeom (the weights as given) -> WGeom (K x R x S x C/G,
 //     (r, s, c) contiguous per output channel), when the weights' layout is not
-//     (r, s, c)-contiguous (NCHW filters larger than 1x1). K*C/G*R*S elements.
-//   hf_igemm_pack_input: XSourceGeom (x as given, NCHW-like) -> XGeom (packed NHWC), with
+//     (r, s, c)-contiguous (NCHW filters larger than 1x1), or with the filter width folded
+//     into the channels (hfi::FoldS, K x R x 1 x C'). One value a thread.
+//   hf_igemm_pack_input: XSourceGeom (x as given, NCHW-like) -> XGeom (packed NHWC, or with
+//     the filter's width windows folded into the channels: fold_width below), with
 //     PackPrologue (the plan's pointwise ops before the conv) applied in fp32 and rounded
 //     once to data_t, so that the GEMM reads x as cp.async vectors along C instead of
 //     gathering every element R*S times (and for NCHW 1x1 layers with small planes and more
@@ -25,7 +27,17 @@ HF_KERNEL void __launch_bounds__(256) hf_igemm_pack_weights(hf::IgemmPackArgs ar
   using T = hf_plan::data_t;
   const hf::index_t i = static_cast<hf::index_t>(blockIdx.x) * 256 + threadIdx.x;
   if (i >= Dst::elements) return;
-  const hf::Coord at = Dst::coord_of_packed_offset(i);
+  hf::Coord at = Dst::coord_of_packed_offset(i);
+  if constexpr (hfi::FoldS > 0) {
+    // Folded (K x C' x R x 1): channel j is tap s = j / C of channel c = j % C, zero past S*C.
+    const hf::index_t s = at.c / Src::C;
+    if (s >= hfi::FoldS) {
+      static_cast<T*>(args.dst)[i] = hf::from_float<T>(0.0f);
+      return;
+    }
+    at.c %= Src::C;
+    at.w = s;
+  }
   static_cast<T*>(args.dst)[i] = static_cast<const T*>(args.src)[Src::offset(at)];
 }
 
@@ -42,14 +54,16 @@ constexpr int kMaxLanes = hf::kLanes16<T>;
 // The register transpose (PackBlockLanes > 0): each thread moves a block of kMaxLanes
 // channels x PackBlockLanes pixels, one load a channel along the pixels and one store a pixel
 // along the channels: no shared memory, no barrier, and all of a thread's loads in flight at
-// once. A warp holds 4 x 8 blocks (channels x pixels), so that a load instruction reads 4
-// runs of 8 * PackBlockLanes values and a store writes 8 runs of 4 * kMaxLanes, whole 32-byte
-// sectors; a thread block is 2 x 4 warps, the host's tile of 8 x 32 blocks.
+// once. A warp holds 8 x 4 blocks (channels x pixels), so that a store instruction writes 4
+// pixels' 128-byte lines whole and a load reads 8 runs of 4 * PackBlockLanes values (32 or 64
+// bytes: whole sectors); a thread block is 8 warps along the pixels, the host's tile of 8 x 32
+// blocks.
 // (The shared-memory tile before it: H200, fp16 NCHW 3x3 128->128 56x56 s2, ~44 us of 78.)
 constexpr int kBlockPixels = hfi::PackBlockLanes;
 static_assert(kBlockPixels == 0 || (kChannels == 8 * kMaxLanes && kPixels == 32 * kBlockPixels),
               "the host's tile is 8 x 32 register blocks");
-static_assert(kBlockPixels > 0 || kChannels * kPixels == hf::kPackTileElements, "the shared tile holds 4096 values");
+static_assert(hfi::FoldS > 0 || kBlockPixels > 0 || kChannels * kPixels == hf::kPackTileElements,
+              "the shared tile holds 4096 values");
 
 // Whether V consecutive pixels of a channel, starting at a multiple of V, are V consecutive
 // elements of x (the plane is one run) that one access of V elements can read.
@@ -158,10 +172,16 @@ HF_DEVICE void write_tile(const hf::IgemmPackArgs& args, const Value& value) {
     const int p_local = u / kChannelUnits, c_local = (u % kChannelUnits) * VC;
     const hf::index_t c = c0 + c_local, hw = hw0 + p_local;
     if (c < Src::C && hw < kHW) {
-      float out[VC];
+      alignas(16) T out[VC];
 #pragma unroll
-      for (int j = 0; j < VC; ++j) out[j] = value(c_local + j, p_local, c + j, hw);
-      hf::store_lanes<T, VC>(args.dst, Dst::offset(pixel_coord(n, c, hw)), out);
+      for (int j = 0; j < VC; ++j) out[j] = hf::from_float<T>(value(c_local + j, p_local, c + j, hw));
+      T* to = static_cast<T*>(args.dst) + Dst::offset(pixel_coord(n, c, hw));
+      if constexpr (VC * sizeof(T) == 16) {
+        hf::store_words16(to, *reinterpret_cast<const hf::Words<16>*>(out));  // one store, not split
+      } else {
+#pragma unroll
+        for (int j = 0; j < VC; ++j) to[j] = out[j];
+      }
     }
   }
 }
@@ -177,20 +197,42 @@ HF_DEVICE void pack_pixels(const hf::IgemmPackArgs& args, float (&tile)[kChannel
   });
 }
 
+// The raw bits of T values (the low 16 for 16-bit T), and back: the transpose moves bits;
+// the prologue needs values.
+HF_DEVICE unsigned int bits_at(const unsigned int* words, int i) {
+  if constexpr (sizeof(T) == 2) return (words[i / 2] >> (16 * (i % 2))) & 0xffffu;
+  return words[i];
+}
+HF_DEVICE float value_of(unsigned int bits) {
+  if constexpr (sizeof(T) == 2) {
+    const unsigned short low = static_cast<unsigned short>(bits);
+    return hf::to_float(*reinterpret_cast<const T*>(&low));
+  } else {
+    return hf::to_float(*reinterpret_cast<const T*>(&bits));
+  }
+}
+HF_DEVICE unsigned int bits_of(float f) {
+  const T v = hf::from_float<T>(f);
+  if constexpr (sizeof(T) == 2) return *reinterpret_cast<const unsigned short*>(&v);
+  return *reinterpret_cast<const unsigned int*>(&v);
+}
+
 // One thread's block (see kBlockPixels: VP pixels) at channel c and pixel hw of image n, both
 // within x. Vector: x aligned to the block's pixel accesses, VC loads of VP values, all in
 // flight before the first store; else one value at a time, a pixel's VC loads before its
-// store (so that its values need no more registers than the vector's words).
+// store (so that its values need no more registers than the vector's words). The block is
+// kept as 32-bit words and each output vector built from them (PRMT for 16-bit values): as
+// an array of T, the compiler split the 16-byte stores into 4-byte ones.
 template <int VP, bool Vector>
 HF_DEVICE void transpose_block(const hf::IgemmPackArgs& args, hf::index_t n, hf::index_t c, hf::index_t hw) {
   constexpr int VC = kMaxLanes;
+  constexpr int kPixelBytes = VP * static_cast<int>(sizeof(T));
   const T* src = static_cast<const T*>(args.src);
-  alignas(16) T block[VC][VP];
+  hf::Words<kPixelBytes> block[VC];  // channel i's VP values
   if constexpr (Vector) {
 #pragma unroll
     for (int i = 0; i < VC; ++i) {
-      *reinterpret_cast<hf::Words<VP * sizeof(T)>*>(block[i]) =
-          *reinterpret_cast<const hf::Words<VP * sizeof(T)>*>(src + Src::offset(pixel_coord(n, c + i, hw)));
+      block[i] = *reinterpret_cast<const hf::Words<kPixelBytes>*>(src + Src::offset(pixel_coord(n, c + i, hw)));
     }
   }
   using Prologue = hf_plan::PackPrologue;
@@ -201,32 +243,80 @@ HF_DEVICE void transpose_block(const hf::IgemmPackArgs& args, hf::index_t n, hf:
   }
 #pragma unroll
   for (int j = 0; j < VP; ++j) {
-    alignas(16) T out[VC];
+    unsigned int lane_bits[VC];
 #pragma unroll
     for (int i = 0; i < VC; ++i) {
       const hf::Coord at = pixel_coord(n, c + i, hw + j);
-      const T v = Vector ? block[i][j] : src[Src::offset(at)];
-      if constexpr (Prologue::length > 0) {
-        out[i] = hf::from_float<T>(Prologue::apply(hf::to_float(v), channel[i], at, Src::offset(at), args.chain));
+      unsigned int b;
+      if constexpr (Vector) {
+        b = bits_at(block[i].word, j);
       } else {
-        out[i] = v;  // moved as bits: no conversion
+        if constexpr (sizeof(T) == 2) {
+          b = *reinterpret_cast<const unsigned short*>(src + Src::offset(at));
+        } else {
+          b = *reinterpret_cast<const unsigned int*>(src + Src::offset(at));
+        }
+      }
+      if constexpr (Prologue::length > 0) b = bits_of(Prologue::apply(value_of(b), channel[i], at, Src::offset(at), args.chain));
+      lane_bits[i] = b;
+    }
+    hf::Words<16> out;
+#pragma unroll
+    for (int k = 0; k < 4; ++k) {
+      if constexpr (sizeof(T) == 2) {
+        out.word[k] = lane_bits[2 * k] | (lane_bits[2 * k + 1] << 16);
+      } else {
+        out.word[k] = lane_bits[k];
       }
     }
-    *reinterpret_cast<hf::Words<16>*>(static_cast<T*>(args.dst) + Dst::offset(pixel_coord(n, c, hw + j))) =
-        *reinterpret_cast<const hf::Words<16>*>(out);
+    hf::store_words16(static_cast<T*>(args.dst) + Dst::offset(pixel_coord(n, c, hw + j)), out);
   }
 }
 
-// The whole of one block's work, in the host's mode (BlockPixels: kBlockPixels). A template, so
-// that the mode not taken is not compiled (the shared tile would not fit the register mode's).
-template <int BlockPixels>
+// Folded x (hfi::FoldS > 0, igemm::WidthFold): the thread's 16-byte vector of x' (N x H x Q
+// x C' channels-last, kMaxLanes channels j of one output column q), each value x's at channel
+// j % C, column q * FoldStrideW - FoldPadW + (j / C) * FoldDilationW, the prologue applied;
+// zero outside x and past S*C. Neighbouring columns' windows overlap, so x's values come
+// mostly from the caches; the writes are whole vectors in order.
+template <int FoldS>
+HF_DEVICE void fold_width(const hf::IgemmPackArgs& args) {
+  constexpr hf::index_t kVectors = Dst::elements / kMaxLanes;
+  const hf::index_t u = static_cast<hf::index_t>(blockIdx.x) * hf::kPackThreads + threadIdx.x;
+  if (u >= kVectors) return;
+  // Dst is packed channels-last: u runs along C' / kMaxLanes, then q, h, n.
+  constexpr hf::index_t kChannelVectors = Dst::C / kMaxLanes;
+  const hf::index_t j0 = (u % kChannelVectors) * kMaxLanes, column = u / kChannelVectors;
+  const hf::index_t q = column % Dst::W, h = (column / Dst::W) % Dst::H, n = column / (Dst::W * Dst::H);
+  const T* src = static_cast<const T*>(args.src);
+  alignas(16) T out[kMaxLanes];
+#pragma unroll
+  for (int l = 0; l < kMaxLanes; ++l) {
+    const hf::index_t j = j0 + l, s = j / Src::C, c = j % Src::C;
+    const hf::index_t w = q * hfi::FoldStrideW - hfi::FoldPadW + s * hfi::FoldDilationW;
+    float v = 0.0f;
+    if (s < FoldS && w >= 0 && w < Src::W) {
+      const hf::Coord at{n, c, 0, h, w};
+      const hf::index_t off = Src::offset(at);
+      v = hf_plan::PackPrologue::apply(hf::to_float(src[off]), at, off, args.chain);
+    }
+    out[l] = hf::from_float<T>(v);
+  }
+  hf::store_words16(static_cast<T*>(args.dst) + u * kMaxLanes, *reinterpret_cast<const hf::Words<16>*>(out));
+}
+
+// The whole of one block's work, in the host's mode (FoldS: hfi::FoldS, BlockPixels:
+// kBlockPixels). A template, so that the modes not taken are not compiled (the shared tile
+// would not fit the register mode's).
+template <int FoldS, int BlockPixels>
 HF_DEVICE void pack_input(const hf::IgemmPackArgs& args) {
   const unsigned long long src = reinterpret_cast<unsigned long long>(args.src);
-  if constexpr (BlockPixels > 0) {
+  if constexpr (FoldS > 0) {
+    fold_width<FoldS>(args);
+  } else if constexpr (BlockPixels > 0) {
     const int lane = static_cast<int>(threadIdx.x) % 32, warp = static_cast<int>(threadIdx.x) / 32;
     const hf::index_t n = blockIdx.z;
-    const hf::index_t c = static_cast<hf::index_t>(blockIdx.y) * kChannels + ((warp / 4) * 4 + lane / 8) * kMaxLanes;
-    const hf::index_t hw = static_cast<hf::index_t>(blockIdx.x) * kPixels + ((warp % 4) * 8 + lane % 8) * BlockPixels;
+    const hf::index_t c = static_cast<hf::index_t>(blockIdx.y) * kChannels + (lane / 4) * kMaxLanes;
+    const hf::index_t hw = static_cast<hf::index_t>(blockIdx.x) * kPixels + (warp * 4 + lane % 4) * BlockPixels;
     // C and H*W are multiples of the block's sides (the host's choice): whole blocks or none.
     if (c >= Src::C || hw >= kHW) return;
     if (src % (BlockPixels * sizeof(T)) == 0) {
@@ -282,5 +372,5 @@ HF_DEVICE void pack_input(const hf::IgemmPackArgs& args) {
 // Block kPackThreads, grid (ceil(H*W / kPixels), ceil(C / kChannels), N) (igemm_args.h). The pixel
 // vectors and plane runs need x aligned to their width, checked here; the scratch always is.
 HF_KERNEL void __launch_bounds__(hf::kPackThreads) hf_igemm_pack_input(hf::IgemmPackArgs args) {
-  pack_input<kBlockPixels>(args);
+  pack_input<hfi::FoldS, kBlockPixels>(args);
 }

@@ -55,6 +55,9 @@ HF_DEVICE void store_lanes(void* base, index_t i, const float (&in)[V]) {
   }
 }
 
+// One 16-byte store of `w` at p (16-byte aligned), never split (store_global16).
+HF_DEVICE void store_words16(void* p, const Words<16>& w) { store_global16(p, w.word[0], w.word[1], w.word[2], w.word[3]); }
+
 // Lanes i .. i+kLanes16<T>-1 of a 16-byte aligned run, as floats.
 template <class T>
 HF_DEVICE void load16(const void* base, index_t i, float (&out)[kLanes16<T>]) {

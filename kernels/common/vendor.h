@@ -31,6 +31,12 @@ HF_DEVICE double shfl_xor(double v, int mask) { return __shfl_xor_sync(0xfffffff
 // A load that skips the multiprocessor's L1, for data another block wrote in this launch
 // (after that block's __threadfence and an atomic this block has seen).
 HF_DEVICE float4 load_from_l2(const float4* p) { return __ldcg(p); }
+// Four words to global memory in one 16-byte store (p 16-byte aligned). A struct copy may be
+// split into 4-byte stores where the compiler cannot prove the alignment (seen on computed
+// channels-last offsets).
+HF_DEVICE void store_global16(void* p, unsigned a, unsigned b, unsigned c, unsigned d) {
+  asm volatile("st.global.v4.u32 [%0], {%1, %2, %3, %4};\n" ::"l"(p), "r"(a), "r"(b), "r"(c), "r"(d) : "memory");
+}
 }  // namespace hf
 #elif defined(HIPFUSE_PLATFORM_AMD)
 #include <hip/hip_bf16.h>
@@ -56,6 +62,9 @@ HF_DEVICE double shfl_xor(double v, int mask) { return __shfl_xor(v, mask); }
 HF_DEVICE float4 load_from_l2(const float4* p) {
   const volatile float* v = reinterpret_cast<const volatile float*>(p);
   return make_float4(v[0], v[1], v[2], v[3]);
+}
+HF_DEVICE void store_global16(void* p, unsigned a, unsigned b, unsigned c, unsigned d) {
+  *static_cast<uint4*>(p) = make_uint4(a, b, c, d);
 }
 }  // namespace hf
 #else

@@ -36,23 +36,34 @@ std::array<std::int64_t, 4> strides4(const TensorDesc& t) {
 
 const ConvForwardOp& conv_of(const PlanParts& parts) { return std::get<ConvForwardOp>(parts.conv->op); }
 
-// The offset type of the kernel: 32-bit unless x, w or y spans 2^31 elements or more.
-std::string offset_type_of(const TensorDesc& x, const TensorDesc& w, const TensorDesc& y) {
-  const std::int64_t span = std::max({x.span(), w.span(), y.span()});
-  return span < (std::int64_t{1} << 31) ? "int" : "long long";
-}
-
 // The weights as the GEMM reads them: their own descriptor, or K x C/G x R x S packed
-// channels-last (what conv_igemm_pack.hip writes) when the configuration packs them.
-TensorDesc gemm_weights(const ConvForwardOp& conv, bool packed) {
-  if (!packed) return conv.weights;
-  return TensorDesc::packed(conv.weights.type, conv.weights.lengths, Layout::nhwc);
+// channels-last (what conv_igemm_pack.hip writes) when the configuration packs them, with the
+// filter width folded into the channels (K x C' x R x 1) when it folds.
+TensorDesc gemm_weights(const ConvForwardOp& conv, const igemm::Config& config) {
+  if (!config.pack_weights) return conv.weights;
+  std::vector<std::int64_t> lengths = conv.weights.lengths;
+  if (config.fold.active()) lengths = {lengths[0], config.fold.channels, lengths[2], 1};
+  return TensorDesc::packed(conv.weights.type, lengths, Layout::nhwc);
 }
 
-// x as the GEMM reads it: its own descriptor, or packed NHWC (what hf_igemm_pack_input writes).
-TensorDesc gemm_input(const TensorDesc& x, bool packed) {
-  if (!packed) return x;
-  return TensorDesc::packed(x.type, x.lengths, Layout::nhwc);
+// x as the GEMM reads it: its own descriptor, or packed NHWC (what hf_igemm_pack_input writes),
+// N x C' x H x Q when the filter width is folded into the channels (y: the conv's output).
+TensorDesc gemm_input(const TensorDesc& x, const TensorDesc& y, const igemm::Config& config) {
+  if (!config.pack_input) return x;
+  std::vector<std::int64_t> lengths = x.lengths;
+  if (config.fold.active()) lengths = {lengths[0], config.fold.channels, lengths[2], y.lengths[3]};
+  return TensorDesc::packed(x.type, lengths, Layout::nhwc);
+}
+
+// The kernels' offset type: int while every tensor they address, as given and as the GEMM
+// reads it, spans fewer than 2^31 elements.
+std::string offset_type_of(const PlanParts& parts, const igemm::Config& config) {
+  const TensorDesc& x = parts.conv->input;
+  const TensorDesc& y = parts.conv->output;
+  const ConvForwardOp& conv = conv_of(parts);
+  const std::int64_t span = std::max({x.span(), conv.weights.span(), y.span(), gemm_input(x, y, config).span(),
+                                      gemm_weights(conv, config).span()});
+  return span < (std::int64_t{1} << 31) ? "int" : "long long";
 }
 
 rt::SourceFile plan_header(const FusionPlan& plan, const PlanParts& parts, const igemm::Config& config) {
@@ -62,19 +73,22 @@ rt::SourceFile plan_header(const FusionPlan& plan, const PlanParts& parts, const
   PlanHeader h(plan);
   h.include("common/pointwise_chain.h");
   h.alias("data_t", cpp_type(x.type));
-  h.alias("offset_t", offset_type_of(x, conv.weights, y));
-  h.alias("XGeom", geometry_type(gemm_input(x, config.pack_input)));
+  h.alias("offset_t", offset_type_of(parts, config));
+  h.alias("XGeom", geometry_type(gemm_input(x, y, config)));
   h.alias("XSourceGeom", geometry_type(x));
   h.alias("YGeom", geometry_type(y));
-  h.alias("WGeom", geometry_type(gemm_weights(conv, config.pack_weights)));
+  h.alias("WGeom", geometry_type(gemm_weights(conv, config)));
   h.alias("WSourceGeom", geometry_type(conv.weights));
   h.int_constant("kGroups", conv.conv.groups);
+  // Folded (igemm::WidthFold): the GEMM's convolution is R x 1, stride 1 and no padding along
+  // the width, whose windows the re-layout took (hfi::Fold*).
+  const bool fold = config.fold.active();
   h.index_constant("kStrideH", conv.conv.strides[0]);
-  h.index_constant("kStrideW", conv.conv.strides[1]);
+  h.index_constant("kStrideW", fold ? 1 : conv.conv.strides[1]);
   h.index_constant("kPadH", conv.conv.pads[0]);
-  h.index_constant("kPadW", conv.conv.pads[1]);
+  h.index_constant("kPadW", fold ? 0 : conv.conv.pads[1]);
   h.index_constant("kDilationH", conv.conv.dilations[0]);
-  h.index_constant("kDilationW", conv.conv.dilations[1]);
+  h.index_constant("kDilationW", fold ? 1 : conv.conv.dilations[1]);
   // With x re-laid out first, the prologue runs in that kernel (PackPrologue, on x as given)
   // and the GEMM's own prologue is empty; the slots stay the plan's either way.
   emit_chain(h, "PackPrologue", parts.prologue, 0, "XSourceGeom");
@@ -314,19 +328,24 @@ igemm::Config ConvImplicitGemmSolver::config_for(const FusionPlan& plan, const T
     c = igemm::choose_config(*p, multiprocessors_of(target), c.kernel == igemm::Kernel::matrix ? "64x64" : "simt64x64",
                              warpgroup);
   }
-  c.index64 = offset_type_of(parts.conv->input, conv_of(parts).weights, parts.conv->output) != "int";
+  c.index64 = offset_type_of(parts, c) != "int";
   log::print(log::Level::info, "plan [{}] for {}: implicit GEMM {}", plan.key(), target.arch, c.describe());
   return c;
 }
 
-rt::KernelRequest ConvImplicitGemmSolver::request_for(const FusionPlan& plan, const igemm::Config& config) {
+igemm::Problem ConvImplicitGemmSolver::gemm_problem_of(const FusionPlan& plan, const igemm::Config& config) {
   std::string why;
   auto p = problem_of(plan, &why);
   if (!p) fail(Status::unsupported_op, why);
+  return config.fold.active() ? igemm::folded(*p, config.fold) : *p;
+}
+
+rt::KernelRequest ConvImplicitGemmSolver::request_for(const FusionPlan& plan, const igemm::Config& config) {
+  const igemm::Problem p = gemm_problem_of(plan, config);
   const PlanParts parts = split_at_convolution(plan);
   rt::KernelRequest r{config.source(),
                       config.entry(),
-                      {plan_header(plan, parts, config), {"hf_igemm.h", igemm::generate_header(*p, config)}},
+                      {plan_header(plan, parts, config), {"hf_igemm.h", igemm::generate_header(p, config)}},
                       {}};
   r.arch_specific = config.tile.warpgroup;
   return r;
@@ -372,8 +391,8 @@ std::unique_ptr<Invoker> ConvImplicitGemmSolver::build_with(const FusionPlan& pl
     rt::set_max_dynamic_shared_memory(kernel->function(), config.shared_bytes);
   }
   ConvImplicitGemmInvoker::Packing packing;
-  const TensorDesc& w = conv_of(parts).weights;
-  const TensorDesc& x = parts.conv->input;
+  const TensorDesc w = gemm_weights(conv_of(parts), config);
+  const TensorDesc x = gemm_input(parts.conv->input, parts.conv->output, config);
   if (config.pack_weights) {
     packing.weights_kernel = load_kernel(pack_request_for(plan, config, false), target, reports);
     packing.weights =
@@ -384,9 +403,14 @@ std::unique_ptr<Invoker> ConvImplicitGemmSolver::build_with(const FusionPlan& pl
     packing.input_kernel = load_kernel(pack_request_for(plan, config, true), target, reports);
     packing.input =
         std::make_unique<DeviceScratch>(target.device, static_cast<std::size_t>(x.element_count()) * size_of(x.type));
-    packing.input_grid = dim3(static_cast<unsigned>(ceil_div(x.lengths[2] * x.lengths[3], config.pack_tile_pixels)),
-                              static_cast<unsigned>(ceil_div(x.lengths[1], config.pack_tile_channels)),
-                              static_cast<unsigned>(x.lengths[0]));
+    if (config.fold.active()) {  // a thread a 16-byte vector of the folded x
+      const std::int64_t vectors = x.element_count() / (16 / static_cast<std::int64_t>(size_of(x.type)));
+      packing.input_grid = dim3(static_cast<unsigned>(ceil_div(vectors, hf::kPackThreads)));
+    } else {
+      packing.input_grid = dim3(static_cast<unsigned>(ceil_div(x.lengths[2] * x.lengths[3], config.pack_tile_pixels)),
+                                static_cast<unsigned>(ceil_div(x.lengths[1], config.pack_tile_channels)),
+                                static_cast<unsigned>(x.lengths[0]));
+    }
   }
   if (config.stream_k_blocks > 0) {
     const std::size_t slots = 2 * static_cast<std::size_t>(config.stream_k_blocks);
@@ -400,11 +424,8 @@ std::unique_ptr<Invoker> ConvImplicitGemmSolver::build_with(const FusionPlan& pl
   ChainBinding binding;
   binding.bind(parts.prologue, 0);
   binding.bind(parts.epilogue, static_cast<int>(parts.prologue.size()));
-  std::string why;
-  const auto problem = problem_of(plan, &why);
-  if (!problem) fail(Status::unsupported_op, why);
   return std::make_unique<ConvImplicitGemmInvoker>(std::move(kernel), std::move(packing), config,
-                                                   tensor_map_shapes(*problem, config), size_of(x.type),
+                                                   tensor_map_shapes(gemm_problem_of(plan, config), config), size_of(x.type),
                                                    parts.conv->index, std::move(binding));
 }
 

@@ -28,6 +28,8 @@ class ConvImplicitGemmSolver final : public Solver {
 
   // The GEMM problem of a plan, or the reason it has none (for tests and the solver).
   static std::optional<igemm::Problem> problem_of(const FusionPlan& plan, std::string* why);
+  // The problem the GEMM kernel runs under `config`: the plan's, or its folded form (igemm::WidthFold).
+  static igemm::Problem gemm_problem_of(const FusionPlan& plan, const igemm::Config& config);
   // The configuration build() uses for `plan` on `target`; `force_tile` as in choose_config.
   static igemm::Config config_for(const FusionPlan& plan, const Target& target, const std::string& force_tile = {});
   // The kernel request for a plan with a given configuration (tests compile every tile).

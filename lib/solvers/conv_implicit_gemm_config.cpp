@@ -348,7 +348,7 @@ Config make_config(const Problem& p, const Candidate& c, int sms, const Modes& m
   cfg.pack_input = packable && (((!x_vec || (matrix && p.has_prologue)) && p.r * p.s > 1) || small_plane_1x1);
   if (cfg.pack_input) {
     // Register blocks of 16 bytes of channels x pixel_lanes pixels, 8 x 32 of them a block
-    // (the kernel's warp of 4 x 8 blocks, two by four warps); else the shared-memory tile.
+    // (the kernel's warp of 8 x 4 blocks, eight warps along the pixels); else the shared-memory tile.
     cfg.pack_block_lanes = relayout_block_lanes(p);
     const int channel_lanes = static_cast<int>(16 / p.elem_bytes());
     cfg.pack_tile_channels = cfg.pack_block_lanes > 0 ? 8 * channel_lanes : pack_channels;
@@ -655,7 +655,8 @@ std::string Config::describe() const {
     if (l == Loader::pixels) return "pixels" + std::to_string(lanes);
     return std::string(l == Loader::async16 ? "vec" : "gather");
   };
-  s += " A:" + loader(a_loader, a_pixel_lanes) + (pack_input ? "(packed)" : "") + " B:" + loader(b_loader, 0) +
+  s += " A:" + loader(a_loader, a_pixel_lanes) + (fold.active() ? "(folded)" : pack_input ? "(packed)" : "") +
+       " B:" + loader(b_loader, 0) +
        (pack_weights ? "(packed)" : "") +
        " out:" + (out_along_k ? "k" : "m") + std::to_string(out_vec);
   if (index64) s += " i64";
@@ -736,8 +737,49 @@ const Candidate* cheapest_im2col_tile(const Problem& p, int sms) {
 
 }  // namespace
 
+WidthFold width_fold_for(const Problem& p) {
+  WidthFold fold;
+  const int vec = static_cast<int>(16 / p.elem_bytes());
+  if (!uses_matrix_units(p) || p.groups != 1 || p.s < 2 || p.c > 4 || p.c % vec == 0) return fold;
+  const int channels = static_cast<int>(ceil_div(p.s * p.c, vec)) * vec;
+  const std::int64_t bytes = static_cast<std::int64_t>(p.n) * p.h * p.q * channels * static_cast<std::int64_t>(p.elem_bytes());
+  if (bytes > kMaxPackedInputBytes) return fold;
+  fold.s = p.s;
+  fold.channels = channels;
+  fold.stride = p.stride_w;
+  fold.pad = p.pad_w;
+  fold.dilation = p.dil_w;
+  return fold;
+}
+
+Problem folded(const Problem& p, const WidthFold& fold) {
+  Problem f = p;
+  f.c = fold.channels;
+  f.s = 1;
+  f.w = p.q;
+  f.stride_w = 1;
+  f.pad_w = 0;
+  f.dil_w = 1;
+  f.x_strides = nhwc_strides(p.n, f.c, p.h, f.w);
+  f.w_strides = nhwc_strides(p.k, f.c, p.r, 1);
+  f.has_prologue = false;  // applied by the re-layout
+  return f;
+}
+
 Config choose_config(const Problem& p, int sms, const std::string& force_tile_and_mode, bool warpgroup_mma) {
   if (sms <= 0) sms = kDefaultMultiprocessors;
+  // Few input channels and a wide filter: the GEMM runs on the folded operands, which the
+  // re-layout kernels write, on the tile swept fastest there (H200, fp16 7x7 3->64 224x224
+  // s2, batch 64, the folded GEMM with its re-layouts: 256x64 203.0 us NHWC / 205.6 NCHW, the
+  // heuristic's 128x64k64 233.3 / 232.3, wgmma 128x64 239.1 / 224.7; gathered, 266: v19).
+  if (const WidthFold fold = width_fold_for(p); fold.active()) {
+    Config c = choose_config(folded(p, fold), sms, force_tile_and_mode.empty() ? "256x64" : force_tile_and_mode,
+                             warpgroup_mma);
+    c.fold = fold;
+    c.pack_input = c.pack_weights = true;
+    c.pack_block_lanes = c.pack_tile_channels = c.pack_tile_pixels = 0;
+    return c;
+  }
   // "<tile>/sk": that tile (or the heuristic's, for "/sk") with stream-K; "/ws": warp-specialised;
   // "/s16": 16-bit epilogue staging; several modes joined by '+'.
   const std::size_t slash = force_tile_and_mode.find('/');
@@ -870,6 +912,9 @@ std::string generate_header(const Problem& p, const Config& c) {
        ", PackTilePixels = " + std::to_string(std::max(c.pack_tile_pixels, 64)) + ";  // hf_igemm_pack_input's tile\n";
   s += "constexpr int PackBlockLanes = " + std::to_string(c.pack_block_lanes) +
        ";  // its register blocks' pixels (0: a shared-memory tile)\n";
+  s += "constexpr int FoldS = " + std::to_string(c.fold.s) + ", FoldStrideW = " + std::to_string(c.fold.stride) +
+       ", FoldPadW = " + std::to_string(c.fold.pad) + ", FoldDilationW = " + std::to_string(c.fold.dilation) +
+       ";  // x's width windows folded into channels (FoldS 0: not)\n";
   s += "constexpr long long StreamKBlocks = " + std::to_string(c.stream_k_blocks) + ";  // 0: a block per tile\n";
   s += "constexpr bool WarpSpecialized = " + b(c.warp_specialized) + ";  // a loader warpgroup on mbarriers\n";
   s += "constexpr bool TmaA = " + b(c.tma_a) + ", TmaB = " + b(c.tma_b) + ";  // tensor-map copies (ConvArgs::a_map / b_map)\n";

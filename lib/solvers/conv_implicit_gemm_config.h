@@ -60,6 +60,18 @@ struct Tile {
   const char* name() const;
 };
 
+// A filter's width folded into its channels, for inputs of few channels (an RGB image): x is
+// re-laid out as N x H x Q x C' (channels last), x'[n, h, q, s*C + c] = x[n, c, h, q*stride_w -
+// pad_w + s*dil_w] (zero outside x and for s*C + c >= S*C), the weights as K x R x 1 x C', and
+// the GEMM runs the R x 1 convolution of stride (stride_h, 1) on them: A in 16-byte vectors of
+// S*C (rounded up) channels instead of gathered one value at a time.
+struct WidthFold {
+  int s = 0;         // the filter's width S; 0: not folded
+  int channels = 0;  // C': S*C rounded up to a 16-byte vector
+  int stride = 1, pad = 0, dilation = 1;  // along the width, as the plan has them
+  bool active() const { return s > 0; }
+};
+
 struct Config {
   Kernel kernel = Kernel::matrix;
   Tile tile;
@@ -80,6 +92,7 @@ struct Config {
   // tile of 4096 values (up to 64 channels).
   int pack_tile_channels = 0, pack_tile_pixels = 0;
   int pack_block_lanes = 0;
+  WidthFold fold;  // x and the weights re-laid out with the filter width folded in (pack_input, pack_weights)
   bool out_along_k = true;  // y stored in vectors along channels (else along pixels)
   int out_vec = 1;          // elements per output store
   // Matrix tiles with 16-bit y stored along channels (the heuristic's tiles, or "<tile>/s16"): the fused
@@ -108,6 +121,13 @@ struct Config {
   std::string entry() const { return kernel == Kernel::matrix ? "hf_conv_igemm" : "hf_conv_igemm_simt"; }
   std::string describe() const;  // "matrix 128x128 w2x2 s4 A:async16 B:async16 out:k8"
 };
+
+// The fold for a problem, or an inactive one: a filter wider than 1 on x of at most 4 channels
+// that no 16-byte vector along C can read (not grouped), folded x within the re-layout's scratch.
+WidthFold width_fold_for(const Problem& problem);
+
+// The problem the GEMM runs on the folded operands (WidthFold).
+Problem folded(const Problem& problem, const WidthFold& fold);
 
 // Whether an architecture has the warpgroup matrix instructions (wgmma: sm_90, compiled for
 // its architecture-specific target sm_90a).

@@ -233,7 +233,7 @@ TEST_CASE("igemm: ResNet-50-like layers in fp16/bf16/fp32/tf32 x NCHW/NHWC") {
       {2, 64, 14, 14, 64, 3, 3, 1, 1},    // 3x3
       {2, 128, 15, 15, 128, 3, 3, 1, 2},  // 3x3 stride 2 (odd input)
       {2, 256, 14, 14, 512, 1, 1, 0, 2},  // 1x1 stride 2 downsample
-      {2, 3, 30, 30, 64, 7, 7, 3, 2},     // the 7x7/2 stem, C = 3: per-element gather
+      {2, 3, 30, 30, 64, 7, 7, 3, 2},     // the 7x7/2 stem, C = 3: width folded (fp32: gathered)
   };
   std::uint64_t seed = 1;
   for (const Variant& v : kVariants) {
@@ -300,6 +300,58 @@ TEST_CASE("igemm: NCHW input re-layout: every access width, partial tiles, misal
           HF_REQUIRE_HIP(run.launch(*invoker, x));
           HF_REQUIRE_HIP(hipDeviceSynchronize());
           run.check(false);
+        }
+      }
+    }
+  }
+}
+
+// Few input channels (C <= 4): the filter width folded into the channels by the re-layout
+// (igemm::WidthFold), zero past S*C and where a window leaves x, the weights folded alike;
+// C from 1 to 4, filters from 2 to 7 wide, strides, pads up to past the filter, dilation,
+// every epilogue and a prologue (applied before the padding's zeros), the heuristic's tile
+// and forced mma.sync / wgmma / warp-specialised ones, and x one element off alignment.
+TEST_CASE("igemm: filter width folded into the channels: C 1-4, strides, pads, dilation, misaligned x") {
+  const Shape shapes[] = {
+      {2, 3, 30, 30, 64, 7, 7, 3, 2},     // the stem: 21 -> 24 channels
+      {2, 1, 17, 19, 24, 5, 5, 2, 1},     // C = 1: 5 -> 8
+      {3, 2, 13, 16, 40, 3, 3, 1, 2},     // C = 2, stride 2: 6 -> 8
+      {2, 4, 11, 12, 16, 3, 3, 1, 1},     // C = 4: 12 -> 16
+      {2, 3, 20, 21, 32, 3, 3, 2, 1, 2},  // dilation 2
+      {2, 3, 9, 9, 8, 3, 2, 3, 1},        // 3x2 filter, pad 3: windows wholly in the padding
+  };
+  std::uint64_t seed = 1300;
+  for (const Variant& v : kVariants) {
+    if (v.type == DataType::float32 && !v.tf32) continue;  // SIMT: not folded
+    for (Lay lay : kAllLayouts) {
+      for (const Shape& sh : shapes) {
+        for (Epi epi : {Epi::bias_relu, Epi::cbna, Epi::prologue}) {
+          IgemmRun run(v.type, lay, sh, epi, v.tf32, seed++);
+          const igemm::Config config = run.config();
+          CAPTURE(config.describe());
+          // Vectors of 4 fp32 values read 4 channels as they are: folded below 4 only.
+          if (sh.c % (16 / static_cast<int>(size_of(v.type))) != 0) REQUIRE(config.fold.active());
+          run_checked(v.type, lay, sh, epi, v.tf32, seed++);
+        }
+      }
+      // Forced tiles on the stem, and x one element past an aligned address.
+      for (const char* tile : {"128x64k64", "64x64", "wg128x64", "wg128x64p/ws"}) {
+        if (v.type == DataType::float32 && tile[0] == 'w') continue;  // wgmma: 16-bit only
+        for (bool misaligned : {false, true}) {
+          IgemmRun run(v.type, lay, shapes[0], Epi::cbna, v.tf32, seed++);
+          const igemm::Config config = run.config(tile);
+          CAPTURE(config.describe());
+          CAPTURE(misaligned);
+          REQUIRE(config.fold.active());
+          auto invoker = run.build(config);
+          const std::size_t elem = size_of(v.type), bytes = run.x().buffer.bytes();
+          DeviceBuffer shifted(bytes + elem);
+          char* x = static_cast<char*>(shifted.data()) + (misaligned ? elem : 0);
+          HF_REQUIRE_HIP(hipMemcpy(x, run.x().data(), bytes, hipMemcpyDeviceToDevice));
+          run.poison();
+          HF_REQUIRE_HIP(run.launch(*invoker, x));
+          HF_REQUIRE_HIP(hipDeviceSynchronize());
+          run.check(v.tf32);
         }
       }
     }
@@ -848,6 +900,15 @@ TEST_CASE("igemm: tile sweep on the reference layers" * doctest::skip()) {
                        "128x128w8k64", "256x64k64",  "128x64k64", "128x64w8k64", "128x64k64p", "wg128x128",
                        "wg128x64",   "wg64x128",     "wg128x256", "wg256x128", "wg192x128", "wg128x128/sk",
                        "wg128x256/sk"});  // /sk: stream-K
+}
+
+// Not part of the regular suite: the tiles that fit 64 output channels on the folded stem.
+TEST_CASE("igemm: tile sweep of the folded stem" * doctest::skip()) {
+  const std::vector<Layer> layers = {
+      {"7x7 3->64 224 s2", DataType::half, {64, 3, 224, 224, 64, 7, 7, 3, 2}, 164.3},
+  };
+  sweep_tiles(layers, {"128x64", "128x64k64", "128x64w8k64", "128x64k64p", "256x64", "256x64k64", "64x64",
+                       "wg128x64", "wg128x64/ws", "wg128x64p/ws", "wg128x64p/ws+s16", "wg64x128", "wg128x128/ws+s16"});
 }
 
 // The ResNet-50 layers (batch 64) that the heuristic gives to wgmma; M = 12544 (14x14) and

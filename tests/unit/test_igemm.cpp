@@ -348,6 +348,55 @@ TEST_CASE("igemm: the tile heuristic on the reference layers") {
       }
     }
   }
+  SUBCASE("few input channels: the filter width folded into the channels, A and B in vectors") {
+    ConvCase stem = reference_layer(DataType::half, Layout::nhwc, 3, 224, 64, 7);
+    stem.stride = 2;
+    for (Layout layout : {Layout::nhwc, Layout::nchw}) {
+      stem.layout = layout;
+      auto plan = make_plan(stem);
+      const igemm::Config c = ConvImplicitGemmSolver::config_for(*plan, sm90());
+      CAPTURE(c.describe());
+      REQUIRE(c.fold.active());
+      CHECK(c.fold.s == 7);
+      CHECK(c.fold.channels == 24);  // 7 x 3 = 21, rounded up to a 16-byte vector
+      CHECK(c.fold.stride == 2);
+      CHECK(c.fold.pad == 3);
+      CHECK((c.pack_input && c.pack_weights));
+      CHECK(c.a_loader == igemm::Loader::async16);
+      CHECK(c.b_loader == igemm::Loader::async16);
+      // The GEMM's problem: a 7 x 1 convolution over 224 x 112 columns of 24 channels.
+      const igemm::Problem g = ConvImplicitGemmSolver::gemm_problem_of(*plan, c);
+      CHECK(g.c == 24);
+      CHECK(g.s == 1);
+      CHECK(g.w == 112);
+      CHECK(g.q == 112);
+      CHECK(g.stride_w == 1);
+      CHECK(g.pad_w == 0);
+      CHECK(g.gemm_k() == 7 * 24);
+      for (bool input : {false, true}) {
+        for (const auto& h : ConvImplicitGemmSolver::pack_request_for(*plan, c, input).generated_headers) {
+          if (h.path == "hf_igemm.h") CHECK(h.text.find("FoldS = 7, FoldStrideW = 2, FoldPadW = 3") != std::string::npos);
+          if (h.path == "hf_plan.h") CHECK(h.text.find("kStrideW = 1") != std::string::npos);
+        }
+      }
+    }
+    ConvCase narrow = stem;  // 3x3 on 4 channels: 12 rounded up to 16
+    narrow.layout = Layout::nhwc;
+    narrow.c = 4;
+    narrow.r = narrow.s = 3;
+    narrow.pad = 1;
+    CHECK(ConvImplicitGemmSolver::config_for(*make_plan(narrow), sm90()).fold.channels == 16);
+    ConvCase wide = stem;  // 5 channels: gathered as before
+    wide.c = 5;
+    CHECK_FALSE(ConvImplicitGemmSolver::config_for(*make_plan(wide), sm90()).fold.active());
+    ConvCase f32 = stem;  // the fp32 SIMT kernel: not folded (not measured)
+    f32.type = DataType::float32;
+    CHECK_FALSE(ConvImplicitGemmSolver::config_for(*make_plan(f32), sm90()).fold.active());
+    f32.tf32 = true;
+    CHECK(ConvImplicitGemmSolver::config_for(*make_plan(f32), sm90()).fold.channels == 24);  // 4-value vectors
+    ConvCase one = as_1x1(stem);  // nothing to fold
+    CHECK_FALSE(ConvImplicitGemmSolver::config_for(*make_plan(one), sm90()).fold.active());
+  }
   SUBCASE("fp32 with allow_tf32 runs on the matrix units") {
     ConvCase cc;
     cc.type = DataType::float32;

@@ -92,6 +92,18 @@ void conv_geometry(std::vector<Variant>& out) {
     pre.bn_infer(BatchNormMode::spatial).act(ActivationMode::relu).conv(pointwise512).bias();
     out.push_back({label("prologue BN+ReLU, 1x1 N 512", t, Lay::nchw), pre.take()});
   }
+  // Three input channels and a 7-wide filter: folded into the channels (16-bit), with a prologue.
+  ConvGeometry stem;
+  stem.k = 16;
+  stem.filter = {7, 7};
+  stem.pads = {3, 3};
+  stem.strides = {2, 2};
+  for (DataType t : {DataType::half, DataType::bfloat16}) {
+    PlanBuilder pre(t, {2, 3, 20, 20}, t == DataType::half ? Lay::nchw : Lay::nhwc);
+    pre.bn_infer(BatchNormMode::spatial).act(ActivationMode::relu).conv(stem).bias();
+    out.push_back({label("prologue BN+ReLU, 7x7/2 on 3 channels (width folded)", t, t == DataType::half ? Lay::nchw : Lay::nhwc),
+                   pre.take()});
+  }
   ConvGeometry dw;
   dw.k = 16;
   dw.groups = 16;
