@@ -369,8 +369,9 @@ HF_DEVICE void pack_input(const hf::IgemmPackArgs& args) {
 
 }  // namespace
 
-// Block kPackThreads, grid (ceil(H*W / kPixels), ceil(C / kChannels), N) (igemm_args.h). The pixel
-// vectors and plane runs need x aligned to their width, checked here; the scratch always is.
+// Block kPackThreads, grid (ceil(H*W / kPixels), ceil(C / kChannels), N), or 1-D over the folded
+// x's 16-byte vectors (igemm_args.h). The pixel vectors and plane runs need x aligned to their
+// width, checked here; the scratch always is.
 HF_KERNEL void __launch_bounds__(hf::kPackThreads) hf_igemm_pack_input(hf::IgemmPackArgs args) {
   pack_input<hfi::FoldS, kBlockPixels>(args);
 }

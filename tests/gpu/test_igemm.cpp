@@ -218,6 +218,19 @@ void run_checked(DataType type, Lay lay, const Shape& sh, Epi epi, bool tf32, st
   run.check(tf32);
 }
 
+// Runs `invoker` on a copy of run's x, at an aligned address or (misaligned) one element past
+// it, and checks the output against the reference.
+void check_with_x_copy(IgemmRun& run, const Invoker& invoker, DataType type, bool misaligned, bool tf32) {
+  const std::size_t elem = size_of(type), bytes = run.x().buffer.bytes();
+  DeviceBuffer shifted(bytes + elem);
+  char* x = static_cast<char*>(shifted.data()) + (misaligned ? elem : 0);
+  HF_REQUIRE_HIP(hipMemcpy(x, run.x().data(), bytes, hipMemcpyDeviceToDevice));
+  run.poison();
+  HF_REQUIRE_HIP(run.launch(invoker, x));
+  HF_REQUIRE_HIP(hipDeviceSynchronize());
+  run.check(tf32);
+}
+
 struct Variant {
   DataType type;
   bool tf32;
@@ -290,16 +303,7 @@ TEST_CASE("igemm: NCHW input re-layout: every access width, partial tiles, misal
           CAPTURE(config.describe());
           CAPTURE(misaligned);
           REQUIRE(config.pack_input);
-          auto invoker = run.build(config);
-          // x again, one element past an aligned address.
-          const std::size_t elem = size_of(type), bytes = run.x().buffer.bytes();
-          DeviceBuffer shifted(bytes + elem);
-          char* x = static_cast<char*>(shifted.data()) + (misaligned ? elem : 0);
-          HF_REQUIRE_HIP(hipMemcpy(x, run.x().data(), bytes, hipMemcpyDeviceToDevice));
-          run.poison();
-          HF_REQUIRE_HIP(run.launch(*invoker, x));
-          HF_REQUIRE_HIP(hipDeviceSynchronize());
-          run.check(false);
+          check_with_x_copy(run, *run.build(config), type, misaligned, false);
         }
       }
     }
@@ -343,15 +347,7 @@ TEST_CASE("igemm: filter width folded into the channels: C 1-4, strides, pads, d
           CAPTURE(config.describe());
           CAPTURE(misaligned);
           REQUIRE(config.fold.active());
-          auto invoker = run.build(config);
-          const std::size_t elem = size_of(v.type), bytes = run.x().buffer.bytes();
-          DeviceBuffer shifted(bytes + elem);
-          char* x = static_cast<char*>(shifted.data()) + (misaligned ? elem : 0);
-          HF_REQUIRE_HIP(hipMemcpy(x, run.x().data(), bytes, hipMemcpyDeviceToDevice));
-          run.poison();
-          HF_REQUIRE_HIP(run.launch(*invoker, x));
-          HF_REQUIRE_HIP(hipDeviceSynchronize());
-          run.check(v.tf32);
+          check_with_x_copy(run, *run.build(config), v.type, misaligned, v.tf32);
         }
       }
     }
