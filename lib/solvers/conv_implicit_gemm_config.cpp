@@ -220,6 +220,13 @@ bool planes_are_runs(const Problem& p) {
   return (p.w == 1 || st[3] == 1) && (p.h == 1 || st[2] == (p.w == 1 ? 1 : p.w));
 }
 
+// Whether accesses of `lanes` values along the pixels tile x's planes without crossing a
+// channel or an image: H*W and the channel and image strides multiples of the width.
+bool pixel_accesses_tile(const Problem& p, int lanes) {
+  const std::int64_t plane = static_cast<std::int64_t>(p.h) * p.w;
+  return plane % lanes == 0 && stride_if(p.c, p.x_strides[1]) % lanes == 0 && stride_if(p.n, p.x_strides[0]) % lanes == 0;
+}
+
 // Loader::pixels' copy width: 8 or 4 values along the pixels of x, whose planes must be one
 // run each, or 0 where it cannot read x: a 16-bit 1x1, stride-1, unpadded convolution
 // without a prologue, H*W and the plane and image strides multiples of the width (so that
@@ -227,12 +234,10 @@ bool planes_are_runs(const Problem& p) {
 int pixel_lanes(const Problem& p, const Candidate& c) {
   if (c.kernel != Kernel::matrix || p.elem == Elem::f32 || p.has_prologue) return 0;
   if (p.r != 1 || p.s != 1 || p.stride_h != 1 || p.stride_w != 1 || p.pad_h != 0 || p.pad_w != 0) return 0;
-  const auto& st = p.x_strides;
   const int threads = 32 * c.warps_m * c.warps_n;
   if (!planes_are_runs(p) || c.bm % 64 != 0 || threads % (c.bm / 8) != 0) return 0;
-  const std::int64_t plane = static_cast<std::int64_t>(p.h) * p.w;
   for (int lanes : {8, 4}) {
-    if (plane % lanes == 0 && stride_if(p.c, st[1]) % lanes == 0 && stride_if(p.n, st[0]) % lanes == 0) return lanes;
+    if (pixel_accesses_tile(p, lanes)) return lanes;
   }
   return 0;
 }
@@ -251,12 +256,10 @@ bool relayout_reads_plane_runs(const Problem& p, int channels, int vec) {
 // and a channel; 0 where no access of 8 bytes or more fits (the shared-memory tile then moves x).
 int relayout_block_lanes(const Problem& p) {
   if (!planes_are_runs(p)) return 0;
-  const std::int64_t plane = static_cast<std::int64_t>(p.h) * p.w;
   const int widest = static_cast<int>(16 / p.elem_bytes());
   for (int lanes : {widest, widest / 2}) {
     if (lanes * p.elem_bytes() < 8) break;
-    if (plane % lanes == 0 && stride_if(p.c, p.x_strides[1]) % lanes == 0 && stride_if(p.n, p.x_strides[0]) % lanes == 0)
-      return lanes;
+    if (pixel_accesses_tile(p, lanes)) return lanes;
   }
   return 0;
 }
@@ -776,8 +779,7 @@ Config choose_config(const Problem& p, int sms, const std::string& force_tile_an
     Config c = choose_config(folded(p, fold), sms, force_tile_and_mode.empty() ? "256x64" : force_tile_and_mode,
                              warpgroup_mma);
     c.fold = fold;
-    c.pack_input = c.pack_weights = true;
-    c.pack_block_lanes = c.pack_tile_channels = c.pack_tile_pixels = 0;
+    c.pack_input = c.pack_weights = true;  // the folded problem's own operands need no re-layout
     return c;
   }
   // "<tile>/sk": that tile (or the heuristic's, for "/sk") with stream-K; "/ws": warp-specialised;
