@@ -42,6 +42,9 @@ HF_DEVICE void load_lanes(const void* base, index_t i, float (&out)[V]) {
   }
 }
 
+// One 16-byte store of `w` at p (16-byte aligned), never split (store_global16).
+HF_DEVICE void store_words16(void* p, const Words<16>& w) { store_global16(p, w.word[0], w.word[1], w.word[2], w.word[3]); }
+
 template <class T, int V>
 HF_DEVICE void store_lanes(void* base, index_t i, const float (&in)[V]) {
   if constexpr (V == 1) {
@@ -51,12 +54,16 @@ HF_DEVICE void store_lanes(void* base, index_t i, const float (&in)[V]) {
     alignas(16) T lanes[V];
 #pragma unroll
     for (int j = 0; j < V; ++j) lanes[j] = from_float<T>(in[j]);
-    *reinterpret_cast<Words<kBytes>*>(static_cast<T*>(base) + i) = *reinterpret_cast<const Words<kBytes>*>(lanes);
+    T* to = static_cast<T*>(base) + i;
+    if constexpr (kBytes == 16 && sizeof(T) == 2) {
+      // 16-bit lanes: the struct copy was split into 4-byte stores on some computed offsets
+      // (PTX of the fp16 NCHW 7x7 BN forward training); 32-bit lanes stay one store.
+      store_words16(to, *reinterpret_cast<const Words<16>*>(lanes));
+    } else {
+      *reinterpret_cast<Words<kBytes>*>(to) = *reinterpret_cast<const Words<kBytes>*>(lanes);
+    }
   }
 }
-
-// One 16-byte store of `w` at p (16-byte aligned), never split (store_global16).
-HF_DEVICE void store_words16(void* p, const Words<16>& w) { store_global16(p, w.word[0], w.word[1], w.word[2], w.word[3]); }
 
 // Lanes i .. i+kLanes16<T>-1 of a 16-byte aligned run, as floats.
 template <class T>
