@@ -273,35 +273,84 @@ HF_DEVICE void transpose_block(const hf::IgemmPackArgs& args, hf::index_t n, hf:
   }
 }
 
-// Folded x (hfi::FoldS > 0, igemm::WidthFold): the thread's 16-byte vector of x' (N x H x Q
-// x C' channels-last, kMaxLanes channels j of one output column q), each value x's at channel
-// j % C, column q * FoldStrideW - FoldPadW + (j / C) * FoldDilationW, the prologue applied;
-// zero outside x and past S*C. Neighbouring columns' windows overlap, so x's values come
-// mostly from the caches; the writes are whole vectors in order.
+// Folded x (hfi::FoldS > 0, igemm::WidthFold): one thread a column (n, h, q) of x' (N x H x
+// Q x C' channels-last), its C' / kMaxLanes 16-byte vectors. Channel j is x's value at channel
+// j % C, column q * FoldStrideW - FoldPadW + (j / C) * FoldDilationW, the prologue applied; zero
+// outside x and past S*C. With the column a thread's, each lane's tap and channel are
+// constants: a value costs a load at a constant offset from the column's base and a compare
+// per tap, in 32-bit arithmetic where both tensors fit. (A thread a vector, its lanes' taps
+// and channels computed in 64-bit: H200, the fp16 stem, 53 us, issue-bound: v19.)
+// Neighbouring columns' windows overlap, so x's values come mostly from L1. The block's
+// columns are one run of x', which goes out through shared memory a 16-byte vector a thread,
+// so that each store instruction writes whole sectors (a column's vectors stored by its
+// thread would each fill half of one: v20).
+constexpr hf::index_t kSourceSpan = (Src::N - 1) * Src::stride_n + (Src::C - 1) * Src::stride_c +
+                                    (Src::D - 1) * Src::stride_d + (Src::H - 1) * Src::stride_h +
+                                    (Src::W - 1) * Src::stride_w + 1;
+constexpr bool kFoldFits32 = Dst::elements < (hf::index_t{1} << 31) && kSourceSpan < (hf::index_t{1} << 31);
+// Signed, so that the compiler may fold each lane's constant into the load's address.
+using FoldIndex = hf::conditional<kFoldFits32, int, hf::index_t>::type;
+constexpr int kFoldVectors = static_cast<int>(Dst::C) / kMaxLanes;  // a column's
+// Staged through shared memory when it fits: the block's columns at a pitch of one vector
+// more than a column (C' is a power of two: an odd pitch, so the 16-byte writes of 8
+// neighbouring threads hit distinct banks).
+constexpr int kFoldPitch = kFoldVectors + 1;
+constexpr bool kFoldStaged = kFoldVectors > 1 && kFoldVectors <= 8;
+
 template <int FoldS>
 HF_DEVICE void fold_width(const hf::IgemmPackArgs& args) {
-  constexpr hf::index_t kVectors = Dst::elements / kMaxLanes;
-  const hf::index_t u = static_cast<hf::index_t>(blockIdx.x) * hf::kPackThreads + threadIdx.x;
-  if (u >= kVectors) return;
-  // Dst is packed channels-last: u runs along C' / kMaxLanes, then q, h, n.
-  constexpr hf::index_t kChannelVectors = Dst::C / kMaxLanes;
-  const hf::index_t j0 = (u % kChannelVectors) * kMaxLanes, column = u / kChannelVectors;
-  const hf::index_t q = column % Dst::W, h = (column / Dst::W) % Dst::H, n = column / (Dst::W * Dst::H);
+  using I = FoldIndex;
+  using Prologue = hf_plan::PackPrologue;
+  constexpr I kColumns = static_cast<I>(Dst::N * Dst::H * Dst::W);
+  const I first = static_cast<I>(blockIdx.x) * hf::kPackThreads;  // the block's first column
+  const I column = first + static_cast<I>(threadIdx.x);
+  const bool inside = column < kColumns;  // (no early return: the block stages together)
+  const I q = column % static_cast<I>(Dst::W), h = (column / static_cast<I>(Dst::W)) % static_cast<I>(Dst::H);
+  const I n = column / static_cast<I>(Dst::W * Dst::H);
+  const I w0 = q * hfi::FoldStrideW - hfi::FoldPadW;  // tap 0's column of x
+  const I base = n * static_cast<I>(Src::stride_n) + h * static_cast<I>(Src::stride_h) + w0 * static_cast<I>(Src::stride_w);
   const T* src = static_cast<const T*>(args.src);
-  alignas(16) T out[kMaxLanes];
+  const T zero = hf::from_float<T>(0.0f);
+  alignas(16) T out[kFoldVectors][kMaxLanes];
 #pragma unroll
-  for (int l = 0; l < kMaxLanes; ++l) {
-    const hf::index_t j = j0 + l, s = j / Src::C, c = j % Src::C;
-    const hf::index_t w = q * hfi::FoldStrideW - hfi::FoldPadW + s * hfi::FoldDilationW;
-    float v = 0.0f;
-    if (s < FoldS && w >= 0 && w < Src::W) {
-      const hf::Coord at{n, c, 0, h, w};
-      const hf::index_t off = Src::offset(at);
-      v = hf_plan::PackPrologue::apply(hf::to_float(src[off]), at, off, args.chain);
+  for (int j = 0; j < kFoldVectors * kMaxLanes; ++j) {
+    const int s = j / static_cast<int>(Src::C), c = j % static_cast<int>(Src::C);
+    const I w = w0 + s * hfi::FoldDilationW;
+    T& v = out[j / kMaxLanes][j % kMaxLanes];
+    v = zero;
+    if (inside && s < FoldS && w >= 0 && w < static_cast<I>(Src::W)) {
+      const I off = base + static_cast<I>(c * Src::stride_c + s * hfi::FoldDilationW * Src::stride_w);
+      if constexpr (Prologue::length == 0) {
+        v = src[off];  // the bits as they are
+      } else {
+        const hf::Coord at{n, c, 0, h, w};
+        v = hf::from_float<T>(Prologue::apply(hf::to_float(src[off]), at, off, args.chain));
+      }
     }
-    out[l] = hf::from_float<T>(v);
   }
-  hf::store_words16(static_cast<T*>(args.dst) + u * kMaxLanes, *reinterpret_cast<const hf::Words<16>*>(out));
+  const auto vector = [&](int k) -> const hf::Words<16>& { return *reinterpret_cast<const hf::Words<16>*>(out[k]); };
+  T* dst = static_cast<T*>(args.dst);
+  if constexpr (kFoldStaged) {
+    __shared__ hf::Words<16> stage[hf::kPackThreads * kFoldPitch];
+#pragma unroll
+    for (int k = 0; k < kFoldVectors; ++k) stage[threadIdx.x * kFoldPitch + k] = vector(k);
+    __syncthreads();
+    // Vector i of the block's run: column first + i / kFoldVectors, its vector i % kFoldVectors.
+    const hf::index_t run = static_cast<hf::index_t>(kColumns - first < hf::kPackThreads ? kColumns - first : hf::kPackThreads) * kFoldVectors;
+#pragma unroll
+    for (int r = 0; r < kFoldVectors; ++r) {
+      const int i = r * hf::kPackThreads + static_cast<int>(threadIdx.x);
+      if (i < run) {
+        const hf::Words<16>& v = stage[(i / kFoldVectors) * kFoldPitch + i % kFoldVectors];
+        hf::store_words16(dst + (static_cast<hf::index_t>(first) * kFoldVectors + i) * kMaxLanes, v);
+      }
+    }
+  } else if (inside) {
+#pragma unroll
+    for (int k = 0; k < kFoldVectors; ++k) {
+      hf::store_words16(dst + (static_cast<hf::index_t>(column) * kFoldVectors + k) * kMaxLanes, vector(k));
+    }
+  }
 }
 
 // The whole of one block's work, in the host's mode (FoldS: hfi::FoldS, BlockPixels:
@@ -370,7 +419,7 @@ HF_DEVICE void pack_input(const hf::IgemmPackArgs& args) {
 }  // namespace
 
 // Block kPackThreads, grid (ceil(H*W / kPixels), ceil(C / kChannels), N), or 1-D over the folded
-// x's 16-byte vectors (igemm_args.h). The pixel vectors and plane runs need x aligned to their
+// x's columns (igemm_args.h). The pixel vectors and plane runs need x aligned to their
 // width, checked here; the scratch always is.
 HF_KERNEL void __launch_bounds__(hf::kPackThreads) hf_igemm_pack_input(hf::IgemmPackArgs args) {
   pack_input<hfi::FoldS, kBlockPixels>(args);

@@ -21,7 +21,8 @@ struct IgemmPackArgs {
 // values, up to 64 channels by kPackTileElements / that many pixels; its register blocks make a
 // tile of 8 x 32 blocks (the host's choice either way: hfi::PackTileChannels and PackTilePixels
 // in hf_igemm.h). Grid (ceil(H*W / pixels), ceil(C / channels), N); with the filter width
-// folded into the channels, one thread a 16-byte vector of the folded x, on a 1-D grid.
+// folded into the channels, one thread a column (all channels of a pixel) of the folded x, on a
+// 1-D grid.
 constexpr int kPackThreads = 256;
 constexpr int kPackTileElements = 4096;
 

@@ -403,9 +403,9 @@ std::unique_ptr<Invoker> ConvImplicitGemmSolver::build_with(const FusionPlan& pl
     packing.input_kernel = load_kernel(pack_request_for(plan, config, true), target, reports);
     packing.input =
         std::make_unique<DeviceScratch>(target.device, static_cast<std::size_t>(x.element_count()) * size_of(x.type));
-    if (config.fold.active()) {  // a thread a 16-byte vector of the folded x
-      const std::int64_t vectors = x.element_count() / (16 / static_cast<std::int64_t>(size_of(x.type)));
-      packing.input_grid = dim3(static_cast<unsigned>(ceil_div(vectors, hf::kPackThreads)));
+    if (config.fold.active()) {  // a thread a column (n, h, q) of the folded x
+      const std::int64_t columns = x.element_count() / x.lengths[1];
+      packing.input_grid = dim3(static_cast<unsigned>(ceil_div(columns, hf::kPackThreads)));
     } else {
       packing.input_grid = dim3(static_cast<unsigned>(ceil_div(x.lengths[2] * x.lengths[3], config.pack_tile_pixels)),
                                 static_cast<unsigned>(ceil_div(x.lengths[1], config.pack_tile_channels)),

@@ -744,7 +744,12 @@ WidthFold width_fold_for(const Problem& p) {
   WidthFold fold;
   const int vec = static_cast<int>(16 / p.elem_bytes());
   if (!uses_matrix_units(p) || p.groups != 1 || p.s < 2 || p.c > 4 || p.c % vec == 0) return fold;
-  const int channels = static_cast<int>(ceil_div(p.s * p.c, vec)) * vec;
+  // C' a power of two of at least a 32-byte sector: every filter row's run of x' starts a
+  // sector, and the GEMM's k-tiles (32 or 64 bytes' values a row) hold whole runs or lie within
+  // one, so that no sector is fetched twice. (H200, fp16 stem, C' = 24 rounded to 16 bytes:
+  // the folded GEMM 144 us with L2 76% busy, a run split across k-tiles: v20.)
+  int channels = static_cast<int>(32 / p.elem_bytes());
+  while (channels < p.s * p.c) channels *= 2;
   const std::int64_t bytes = static_cast<std::int64_t>(p.n) * p.h * p.q * channels * static_cast<std::int64_t>(p.elem_bytes());
   if (bytes > kMaxPackedInputBytes) return fold;
   fold.s = p.s;
@@ -772,9 +777,10 @@ Problem folded(const Problem& p, const WidthFold& fold) {
 Config choose_config(const Problem& p, int sms, const std::string& force_tile_and_mode, bool warpgroup_mma) {
   if (sms <= 0) sms = kDefaultMultiprocessors;
   // Few input channels and a wide filter: the GEMM runs on the folded operands, which the
-  // re-layout kernels write, on the tile swept fastest there (H200, fp16 7x7 3->64 224x224
-  // s2, batch 64, the folded GEMM with its re-layouts: 256x64 203.0 us NHWC / 205.6 NCHW, the
-  // heuristic's 128x64k64 233.3 / 232.3, wgmma 128x64 239.1 / 224.7; gathered, 266: v19).
+  // re-layout kernels write, on a tile swept fastest there (H200, fp16 7x7 3->64 224x224 s2,
+  // batch 64, the folded GEMM with its re-layouts, C' = 32: 256x64 148.0 us NHWC / 155.2
+  // NCHW, 128x64 147.6 / 154.0, the heuristic's 128x64k64 160.4 / 169.8, persistent
+  // warp-specialised wgmma 128x64 with 16-bit staging 152.0; gathered, 266: v19, v20).
   if (const WidthFold fold = width_fold_for(p); fold.active()) {
     Config c = choose_config(folded(p, fold), sms, force_tile_and_mode.empty() ? "256x64" : force_tile_and_mode,
                              warpgroup_mma);

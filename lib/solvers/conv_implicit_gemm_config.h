@@ -64,10 +64,10 @@ struct Tile {
 // re-laid out as N x H x Q x C' (channels last), x'[n, h, q, s*C + c] = x[n, c, h, q*stride_w -
 // pad_w + s*dil_w] (zero outside x and for s*C + c >= S*C), the weights as K x R x 1 x C', and
 // the GEMM runs the R x 1 convolution of stride (stride_h, 1) on them: A in 16-byte vectors of
-// S*C (rounded up) channels instead of gathered one value at a time.
+// C' channels (S*C rounded up, width_fold_for) instead of gathered one value at a time.
 struct WidthFold {
   int s = 0;         // the filter's width S; 0: not folded
-  int channels = 0;  // C': S*C rounded up to a 16-byte vector
+  int channels = 0;  // C': S*C rounded up to a power of two of at least 32 bytes
   int stride = 1, pad = 0, dilation = 1;  // along the width, as the plan has them
   bool active() const { return s > 0; }
 };

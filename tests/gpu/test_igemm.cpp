@@ -317,9 +317,9 @@ TEST_CASE("igemm: NCHW input re-layout: every access width, partial tiles, misal
 // and forced mma.sync / wgmma / warp-specialised ones, and x one element off alignment.
 TEST_CASE("igemm: filter width folded into the channels: C 1-4, strides, pads, dilation, misaligned x") {
   const Shape shapes[] = {
-      {2, 3, 30, 30, 64, 7, 7, 3, 2},     // the stem: 21 -> 24 channels
-      {2, 1, 17, 19, 24, 5, 5, 2, 1},     // C = 1: 5 -> 8
-      {3, 2, 13, 16, 40, 3, 3, 1, 2},     // C = 2, stride 2: 6 -> 8
+      {2, 3, 30, 30, 64, 7, 7, 3, 2},     // the stem: 21 -> 32 channels (fp16; tf32 alike)
+      {2, 1, 17, 19, 24, 5, 5, 2, 1},     // C = 1: 5 -> 16 (tf32: 8)
+      {3, 2, 13, 16, 40, 3, 3, 1, 2},     // C = 2, stride 2: 6 -> 16 (tf32: 8)
       {2, 4, 11, 12, 16, 3, 3, 1, 1},     // C = 4: 12 -> 16
       {2, 3, 20, 21, 32, 3, 3, 2, 1, 2},  // dilation 2
       {2, 3, 9, 9, 8, 3, 2, 3, 1},        // 3x2 filter, pad 3: windows wholly in the padding
@@ -904,7 +904,10 @@ TEST_CASE("igemm: tile sweep of the folded stem" * doctest::skip()) {
       {"7x7 3->64 224 s2", DataType::half, {64, 3, 224, 224, 64, 7, 7, 3, 2}, 164.3},
   };
   sweep_tiles(layers, {"128x64", "128x64k64", "128x64w8k64", "128x64k64p", "256x64", "256x64k64", "64x64",
-                       "wg128x64", "wg128x64/ws", "wg128x64p/ws", "wg128x64p/ws+s16", "wg64x128", "wg128x128/ws+s16"});
+                       "wg128x64", "wg128x64/ws", "wg128x64p/ws", "wg128x64p/ws+s16", "wg64x128", "wg128x128/ws+s16",
+                       // A by im2col tensor map: C' is a power of two (v20)
+                       "wg128x64/ws+im2col", "wg128x64p/ws+im2col+s16", "wg128x128p/ws+im2col+s16",
+                       "wg192x128/ws+im2col+s16"});
 }
 
 // The ResNet-50 layers (batch 64) that the heuristic gives to wgmma; M = 12544 (14x14) and

@@ -358,7 +358,7 @@ TEST_CASE("igemm: the tile heuristic on the reference layers") {
       CAPTURE(c.describe());
       REQUIRE(c.fold.active());
       CHECK(c.fold.s == 7);
-      CHECK(c.fold.channels == 24);  // 7 x 3 = 21, rounded up to a 16-byte vector
+      CHECK(c.fold.channels == 32);  // 7 x 3 = 21, rounded up to a power of two (sector-aligned runs)
       CHECK(c.fold.stride == 2);
       CHECK(c.fold.pad == 3);
       CHECK((c.pack_input && c.pack_weights));
@@ -366,13 +366,13 @@ TEST_CASE("igemm: the tile heuristic on the reference layers") {
       CHECK(c.b_loader == igemm::Loader::async16);
       // The GEMM's problem: a 7 x 1 convolution over 224 x 112 columns of 24 channels.
       const igemm::Problem g = ConvImplicitGemmSolver::gemm_problem_of(*plan, c);
-      CHECK(g.c == 24);
+      CHECK(g.c == 32);
       CHECK(g.s == 1);
       CHECK(g.w == 112);
       CHECK(g.q == 112);
       CHECK(g.stride_w == 1);
       CHECK(g.pad_w == 0);
-      CHECK(g.gemm_k() == 7 * 24);
+      CHECK(g.gemm_k() == 7 * 32);
       for (bool input : {false, true}) {
         for (const auto& h : ConvImplicitGemmSolver::pack_request_for(*plan, c, input).generated_headers) {
           if (h.path == "hf_igemm.h") CHECK(h.text.find("FoldS = 7, FoldStrideW = 2, FoldPadW = 3") != std::string::npos);
@@ -386,6 +386,13 @@ TEST_CASE("igemm: the tile heuristic on the reference layers") {
     narrow.r = narrow.s = 3;
     narrow.pad = 1;
     CHECK(ConvImplicitGemmSolver::config_for(*make_plan(narrow), sm90()).fold.channels == 16);
+    ConvCase one_channel = stem;  // 7 values: one 32-byte sector
+    one_channel.c = 1;
+    CHECK(ConvImplicitGemmSolver::config_for(*make_plan(one_channel), sm90()).fold.channels == 16);
+    ConvCase eleven = stem;  // 33 values: 64
+    eleven.s = 11;
+    eleven.pad = 5;
+    CHECK(ConvImplicitGemmSolver::config_for(*make_plan(eleven), sm90()).fold.channels == 64);
     ConvCase wide = stem;  // 5 channels: gathered as before
     wide.c = 5;
     CHECK_FALSE(ConvImplicitGemmSolver::config_for(*make_plan(wide), sm90()).fold.active());
@@ -393,7 +400,7 @@ TEST_CASE("igemm: the tile heuristic on the reference layers") {
     f32.type = DataType::float32;
     CHECK_FALSE(ConvImplicitGemmSolver::config_for(*make_plan(f32), sm90()).fold.active());
     f32.tf32 = true;
-    CHECK(ConvImplicitGemmSolver::config_for(*make_plan(f32), sm90()).fold.channels == 24);  // 4-value vectors
+    CHECK(ConvImplicitGemmSolver::config_for(*make_plan(f32), sm90()).fold.channels == 32);  // 21 fp32 values: 84 -> 128 bytes
     ConvCase one = as_1x1(stem);  // nothing to fold
     CHECK_FALSE(ConvImplicitGemmSolver::config_for(*make_plan(one), sm90()).fold.active());
   }
