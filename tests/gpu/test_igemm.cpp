@@ -904,10 +904,9 @@ TEST_CASE("igemm: tile sweep of the folded stem" * doctest::skip()) {
       {"7x7 3->64 224 s2", DataType::half, {64, 3, 224, 224, 64, 7, 7, 3, 2}, 164.3},
   };
   sweep_tiles(layers, {"128x64", "128x64k64", "128x64w8k64", "128x64k64p", "256x64", "256x64k64", "64x64",
-                       "wg128x64", "wg128x64/ws", "wg128x64p/ws", "wg128x64p/ws+s16", "wg64x128", "wg128x128/ws+s16",
-                       // A by im2col tensor map: C' is a power of two (v20)
-                       "wg128x64/ws+im2col", "wg128x64p/ws+im2col+s16", "wg128x128p/ws+im2col+s16",
-                       "wg192x128/ws+im2col+s16"});
+                       "wg128x64", "wg128x64/ws", "wg128x64p/ws", "wg128x64p/ws+s16", "wg64x128", "wg128x128/ws+s16"});
+  // (v20 also forced the im2col map modes on wg128x64, wg128x64p, wg128x128p and wg192x128: the
+  // configurations came back without the map, none ahead of 256x64: docs/gpu-runs/2026-12-03-v20.)
 }
 
 // The ResNet-50 layers (batch 64) that the heuristic gives to wgmma; M = 12544 (14x14) and

@@ -364,7 +364,7 @@ TEST_CASE("igemm: the tile heuristic on the reference layers") {
       CHECK((c.pack_input && c.pack_weights));
       CHECK(c.a_loader == igemm::Loader::async16);
       CHECK(c.b_loader == igemm::Loader::async16);
-      // The GEMM's problem: a 7 x 1 convolution over 224 x 112 columns of 24 channels.
+      // The GEMM's problem: a 7 x 1 convolution over 224 x 112 columns of 32 channels.
       const igemm::Problem g = ConvImplicitGemmSolver::gemm_problem_of(*plan, c);
       CHECK(g.c == 32);
       CHECK(g.s == 1);
