@@ -57,7 +57,8 @@ HF_DEVICE void store_lanes(void* base, index_t i, const float (&in)[V]) {
     T* to = static_cast<T*>(base) + i;
     if constexpr (kBytes == 16 && sizeof(T) == 2) {
       // 16-bit lanes: the struct copy was split into 4-byte stores on some computed offsets
-      // (PTX of the fp16 NCHW 7x7 BN forward training); 32-bit lanes stay one store.
+      // (PTX of the fp16 NCHW 7x7 BN forward training). 32-bit lanes mostly stay one store, but
+      // the fp32 7x7 kernel splits one of its 13: left until a GPU A/B can time that kernel.
       store_words16(to, *reinterpret_cast<const Words<16>*>(lanes));
     } else {
       *reinterpret_cast<Words<kBytes>*>(to) = *reinterpret_cast<const Words<kBytes>*>(lanes);
