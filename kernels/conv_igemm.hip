@@ -36,8 +36,8 @@
 // Epilogue: the accumulators are staged through shared memory as fp32 (the pipeline buffers
 // are reused), then each thread takes OutVec consecutive outputs along the output's
 // contiguous dimension (channels for NHWC, pixels for NCHW), applies alpha and the fused ops
-// in fp32, rounds once and writes them with one vector store. With hfi::Stage16 (16-bit y
-// along channels) each thread applies them to its own accumulators instead and stages the
+// in fp32, rounds once and writes them with one vector store. With hfi::Stage16 (16-bit y,
+// along either) each thread applies them to its own accumulators instead and stages the
 // rounded 16-bit values, which then go out as whole vectors: half the shared-memory traffic.
 // Grid: a block per output tile; persistent tiles loop over the tiles; stream-K (forced by the
 // host only, hfi::StreamKBlocks) splits the k-tiles of all tiles evenly over the resident
@@ -113,12 +113,14 @@ static_assert(kLookahead >= 1 || kStages == 1 || kWarpSpecialized, "stages for t
 
 // Epilogue staging: [BM][BN + 8] floats when the output is contiguous along channels,
 // [BN][BM + 4] when it is contiguous along pixels (both pads make the fragment writes
-// conflict-free).
+// conflict-free); with 16-bit staging [BM][BN + 8] or [BN][BM + 8] values of T (along the
+// pixels, the 4 column pairs of a fragment write land 8 banks apart: BM / 2 + 4 words a row).
 constexpr bool kAlongK = hfi::OutAlongK;
 constexpr int kOutVec = hfi::OutVec;
-constexpr int kStageLd = kAlongK ? BN + 8 : BM + 4;
 constexpr bool kStage16 = hfi::Stage16;
-static_assert(!kStage16 || (kAlongK && sizeof(T) == 2 && kOutVec >= 2), "16-bit staging: 16-bit y along channels");
+constexpr int kStageLd = kAlongK ? BN + 8 : kStage16 ? BM + 8 : BM + 4;
+static_assert(!kStage16 || (sizeof(T) == 2 && (kAlongK ? kOutVec >= 2 : kNg % 2 == 0)),
+              "16-bit staging: 16-bit y; along channels in vectors of 2 or more, along the pixels an even Ng");
 constexpr int kEpiBytes = (kAlongK ? BM : BN) * kStageLd * (kStage16 ? 2 : 4);
 // The host sizes the dynamic shared memory as max(kPipeBytes, kEpiBytes), or as their sum for
 // persistent blocks, whose staging must not overlap the next tile's loads (Config::shared_bytes).
@@ -687,8 +689,9 @@ HF_DEVICE void sync_math_threads() {
 
 // The epilogue with 16-bit staging (hfi::Stage16): alpha and the fused ops applied to the
 // thread's own accumulators (each piece: two adjacent channels, prepared once, on two rows),
-// the results rounded into [BM][BN + 8] values of T (the pad keeps the 4-byte pair writes
-// conflict-free: rows 8 apart shift by 4 banks), then OutVec of them a vector store.
+// the results rounded into [BM][BN + 8] values of T along channels (the pad keeps the 4-byte
+// pair writes conflict-free: rows 8 apart shift by 4 banks) or [BN][BM + 8] along the pixels,
+// then OutVec of them a vector store: half the shared-memory traffic of fp32 staging.
 // The tile's channels' parameters, for kChannelsShared (see kChannelOffset): thread c of the
 // threads that multiply prepares channel n0 + c, at the start of the tile.
 HF_DEVICE void prepare_tile_channels(const hf::ConvArgs& args, char* smem, int n0, int tid) {
@@ -711,7 +714,7 @@ HF_DEVICE void store_tile_16bit(const hf::ConvArgs& args, char* smem, const floa
 #pragma unroll
   for (int ni = 0; ni < NI; ++ni) {
     const int col = acc_col(warp, ni) + 2 * t;
-    if (n0 + col >= kNg) continue;  // Ng % OutVec == 0 and OutVec >= 2: both channels in or out
+    if (n0 + col >= kNg) continue;  // Ng even (OutVec >= 2 along channels): both channels in or out
     const int k = group * kNg + n0 + col;
     EpilogueChannel ch0, ch1;
     if constexpr (kChannelsShared) {
@@ -736,21 +739,39 @@ HF_DEVICE void store_tile_16bit(const hf::ConvArgs& args, char* smem, const floa
             epilogue_value(acc[mi][ni][2 * h8], alpha, ch0, px.n, k, px.p, px.q, off, args.chain));
         pair.v[1] = hf::from_float<T>(
             epilogue_value(acc[mi][ni][2 * h8 + 1], alpha, ch1, px.n, k + 1, px.p, px.q, off + kYsK, args.chain));
-        *reinterpret_cast<Vec<T, 2>*>(stage + row * kStageLd + col) = pair;
+        if constexpr (kAlongK) {
+          *reinterpret_cast<Vec<T, 2>*>(stage + row * kStageLd + col) = pair;
+        } else {
+          stage[col * kStageLd + row] = pair.v[0];
+          stage[(col + 1) * kStageLd + row] = pair.v[1];
+        }
       }
     }
   }
   sync_math_threads();
   T* HF_RESTRICT y = static_cast<T*>(args.y);
-  constexpr int kPerRow = BN / kOutVec;
-  for (int it = tid; it < BM * kPerRow; it += kThreads) {
-    const int row = it / kPerRow, cv = it % kPerRow;
-    const I m = m0 + row;
-    const int n = n0 + cv * kOutVec;
-    if (m >= kM || n >= kNg) continue;
-    const Pixel px = decode_m(m);
-    *reinterpret_cast<Vec<T, kOutVec>*>(y + y_offset(px.n, group * kNg + n, px.p, px.q)) =
-        *reinterpret_cast<const Vec<T, kOutVec>*>(stage + row * kStageLd + cv * kOutVec);
+  if constexpr (kAlongK) {
+    constexpr int kPerRow = BN / kOutVec;
+    for (int it = tid; it < BM * kPerRow; it += kThreads) {
+      const int row = it / kPerRow, cv = it % kPerRow;
+      const I m = m0 + row;
+      const int n = n0 + cv * kOutVec;
+      if (m >= kM || n >= kNg) continue;
+      const Pixel px = decode_m(m);
+      *reinterpret_cast<Vec<T, kOutVec>*>(y + y_offset(px.n, group * kNg + n, px.p, px.q)) =
+          *reinterpret_cast<const Vec<T, kOutVec>*>(stage + row * kStageLd + cv * kOutVec);
+    }
+  } else {
+    constexpr int kPerCol = BM / kOutVec;
+    for (int it = tid; it < BN * kPerCol; it += kThreads) {
+      const int col = it / kPerCol, mv = it % kPerCol;
+      const I m = m0 + mv * kOutVec;
+      const int n = n0 + col;
+      if (m >= kM || n >= kNg) continue;  // P*Q % OutVec == 0: a vector stays in one image
+      const Pixel px = decode_m(m);
+      *reinterpret_cast<Vec<T, kOutVec>*>(y + y_offset(px.n, group * kNg + n, px.p, px.q)) =
+          *reinterpret_cast<const Vec<T, kOutVec>*>(stage + col * kStageLd + mv * kOutVec);
+    }
   }
 }
 

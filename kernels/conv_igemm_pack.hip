@@ -21,24 +21,28 @@
 #include "hf_igemm.h"
 #include "hf_plan.h"
 
-HF_KERNEL void __launch_bounds__(256) hf_igemm_pack_weights(hf::IgemmPackArgs args) {
+// One value of the weights' re-layout: element i of WGeom, from WSourceGeom at `src`.
+HF_DEVICE void pack_weight(const void* src, void* dst, hf::index_t i) {
   using Dst = hf_plan::WGeom;
   using Src = hf_plan::WSourceGeom;
   using T = hf_plan::data_t;
-  const hf::index_t i = static_cast<hf::index_t>(blockIdx.x) * 256 + threadIdx.x;
-  if (i >= Dst::elements) return;
   hf::Coord at = Dst::coord_of_packed_offset(i);
   if constexpr (hfi::FoldS > 0) {
     // Folded (K x C' x R x 1): channel j is tap s = j / C of channel c = j % C, zero past S*C.
     const hf::index_t s = at.c / Src::C;
     if (s >= hfi::FoldS) {
-      static_cast<T*>(args.dst)[i] = hf::from_float<T>(0.0f);
+      static_cast<T*>(dst)[i] = hf::from_float<T>(0.0f);
       return;
     }
     at.c %= Src::C;
     at.w = s;
   }
-  static_cast<T*>(args.dst)[i] = static_cast<const T*>(args.src)[Src::offset(at)];
+  static_cast<T*>(dst)[i] = static_cast<const T*>(src)[Src::offset(at)];
+}
+
+HF_KERNEL void __launch_bounds__(256) hf_igemm_pack_weights(hf::IgemmPackArgs args) {
+  const hf::index_t i = static_cast<hf::index_t>(blockIdx.x) * 256 + threadIdx.x;
+  if (i < hf_plan::WGeom::elements) pack_weight(args.src, args.dst, i);
 }
 
 namespace {
@@ -93,6 +97,12 @@ constexpr bool kPlaneRuns = kHW <= kPixels && kPixelLanes < kMaxLanes && Src::st
                             (kChannels * kHW) % kMaxLanes == 0 && (Src::C * kHW) % kMaxLanes == 0 &&
                             Src::stride_n % kMaxLanes == 0;
 
+// hfi::PackWeightSlices > 0: the weights' re-layout rides along in hf_igemm_pack_input's launch
+// (one launch fewer an execution): the grid's first PackWeightSlices z slices (the folded
+// x's 1-D grid: its first PackWeightSlices blocks) re-lay them out; x's blocks come after.
+constexpr unsigned kWeightSlices = hfi::PackWeightSlices;
+HF_DEVICE hf::index_t image() { return blockIdx.z - kWeightSlices; }
+
 HF_DEVICE hf::Coord pixel_coord(hf::index_t n, hf::index_t c, hf::index_t hw) {
   return hf::Coord{n, c, 0, hw / Src::W, hw % Src::W};
 }
@@ -101,14 +111,14 @@ HF_DEVICE hf::Coord pixel_coord(hf::index_t n, hf::index_t c, hf::index_t hw) {
 HF_DEVICE void put(const hf::IgemmPackArgs& args, float (&tile)[kChannels][kPixels + 1], int c_local, int hw_local,
                    float v, hf::index_t c, hf::index_t hw, hf::index_t off) {
   // Only what the prologue reads survives compilation (nothing for an activation).
-  tile[c_local][hw_local] = hf_plan::PackPrologue::apply(v, pixel_coord(blockIdx.z, c, hw), off, args.chain);
+  tile[c_local][hw_local] = hf_plan::PackPrologue::apply(v, pixel_coord(image(), c, hw), off, args.chain);
 }
 
 // Reads one tile of x VP pixels at a time (coalesced along the pixels, NCHW's contiguous
 // dimension). All of a thread's loads are issued before the first use.
 template <int VP>
 HF_DEVICE void read_pixels(const hf::IgemmPackArgs& args, float (&tile)[kChannels][kPixels + 1]) {
-  const hf::index_t n = blockIdx.z;
+  const hf::index_t n = image();
   const hf::index_t hw0 = static_cast<hf::index_t>(blockIdx.x) * kPixels;
   const hf::index_t c0 = static_cast<hf::index_t>(blockIdx.y) * kChannels;
   constexpr int kReads = hf::kPackTileElements / (hf::kPackThreads * VP);
@@ -161,7 +171,7 @@ HF_DEVICE void copy_plane_run(const hf::IgemmPackArgs& args, T* run_copy, hf::in
 // hw_local, c, hw) gives each value.
 template <int VC, class Value>
 HF_DEVICE void write_tile(const hf::IgemmPackArgs& args, const Value& value) {
-  const hf::index_t n = blockIdx.z;
+  const hf::index_t n = image();
   const hf::index_t hw0 = static_cast<hf::index_t>(blockIdx.x) * kPixels;
   const hf::index_t c0 = static_cast<hf::index_t>(blockIdx.y) * kChannels;
   constexpr int kWrites = hf::kPackTileElements / (hf::kPackThreads * VC);
@@ -302,7 +312,7 @@ HF_DEVICE void fold_width(const hf::IgemmPackArgs& args) {
   using I = FoldIndex;
   using Prologue = hf_plan::PackPrologue;
   constexpr I kColumns = static_cast<I>(Dst::N * Dst::H * Dst::W);
-  const I first = static_cast<I>(blockIdx.x) * hf::kPackThreads;  // the block's first column
+  const I first = static_cast<I>(blockIdx.x - kWeightSlices) * hf::kPackThreads;  // the block's first column
   const I column = first + static_cast<I>(threadIdx.x);
   const bool inside = column < kColumns;  // (no early return: the block stages together)
   const I q = column % static_cast<I>(Dst::W), h = (column / static_cast<I>(Dst::W)) % static_cast<I>(Dst::H);
@@ -363,7 +373,7 @@ HF_DEVICE void pack_input(const hf::IgemmPackArgs& args) {
     fold_width<FoldS>(args);
   } else if constexpr (BlockPixels > 0) {
     const int lane = static_cast<int>(threadIdx.x) % 32, warp = static_cast<int>(threadIdx.x) / 32;
-    const hf::index_t n = blockIdx.z;
+    const hf::index_t n = image();
     const hf::index_t c = static_cast<hf::index_t>(blockIdx.y) * kChannels + (lane / 4) * kMaxLanes;
     const hf::index_t hw = static_cast<hf::index_t>(blockIdx.x) * kPixels + (warp * 4 + lane % 4) * BlockPixels;
     // C and H*W are multiples of the block's sides (the host's choice): whole blocks or none.
@@ -381,12 +391,12 @@ HF_DEVICE void pack_input(const hf::IgemmPackArgs& args) {
         // The run copied as it is (it fits: at most kPackTileElements values of T in the tile's
         // floats), the prologue applied on the way out.
         T* run_copy = reinterpret_cast<T*>(&tile[0][0]);
-        const hf::index_t start = Src::offset(pixel_coord(blockIdx.z, static_cast<hf::index_t>(blockIdx.y) * kChannels, 0));
+        const hf::index_t start = Src::offset(pixel_coord(image(), static_cast<hf::index_t>(blockIdx.y) * kChannels, 0));
         copy_plane_run(args, run_copy, start);
         __syncthreads();
         write_tile<kChannelLanes>(args, [&](int c_local, int hw_local, hf::index_t c, hf::index_t hw) {
           const int at = c_local * static_cast<int>(kHW) + hw_local;
-          return hf_plan::PackPrologue::apply(hf::to_float(run_copy[at]), pixel_coord(blockIdx.z, c, hw), start + at,
+          return hf_plan::PackPrologue::apply(hf::to_float(run_copy[at]), pixel_coord(image(), c, hw), start + at,
                                               args.chain);
         });
         return;
@@ -419,8 +429,20 @@ HF_DEVICE void pack_input(const hf::IgemmPackArgs& args) {
 }  // namespace
 
 // Block kPackThreads, grid (ceil(H*W / kPixels), ceil(C / kChannels), N), or 1-D over the folded
-// x's columns (igemm_args.h). The pixel vectors and plane runs need x aligned to their
+// x's columns (igemm_args.h), with the weights' slices first (kWeightSlices). The pixel vectors and plane runs need x aligned to their
 // width, checked here; the scratch always is.
 HF_KERNEL void __launch_bounds__(hf::kPackThreads) hf_igemm_pack_input(hf::IgemmPackArgs args) {
+  if constexpr (kWeightSlices > 0) {
+    constexpr bool kFolded = hfi::FoldS > 0;
+    if ((kFolded ? blockIdx.x : blockIdx.z) < kWeightSlices) {  // the weights, grid-stride over these blocks
+      const hf::index_t block = kFolded ? blockIdx.x : (blockIdx.z * gridDim.y + blockIdx.y) * gridDim.x + blockIdx.x;
+      const hf::index_t threads =
+          static_cast<hf::index_t>(kWeightSlices) * (kFolded ? 1 : gridDim.x * gridDim.y) * hf::kPackThreads;
+      for (hf::index_t i = block * hf::kPackThreads + threadIdx.x; i < hf_plan::WGeom::elements; i += threads) {
+        pack_weight(args.weights_src, args.weights_dst, i);
+      }
+      return;
+    }
+  }
   pack_input<hfi::FoldS, kBlockPixels>(args);
 }

@@ -10,11 +10,14 @@ namespace hf {
 // `dst` so that the GEMM loads its operands as 16-byte vectors.
 //   hf_igemm_pack_weights: K x C/G x R x S -> K x R x S x C/G (chain unused);
 //   hf_igemm_pack_input:   x -> packed NHWC with the plan's prologue applied (chain: the
-//                          plan's ChainArgs, the prologue's slots).
+//                          plan's ChainArgs, the prologue's slots), and with
+//                          hfi::PackWeightSlices > 0 the weights too (weights_src -> weights_dst).
 struct IgemmPackArgs {
   const void* src;
   void* dst;
   ChainArgs chain;
+  const void* weights_src;
+  void* weights_dst;
 };
 
 // hf_igemm_pack_input: kPackThreads threads a block. Its shared tile holds kPackTileElements

@@ -168,7 +168,9 @@ std::pair<TensorMapShape, TensorMapShape> tensor_map_shapes(const igemm::Problem
 class ConvImplicitGemmInvoker final : public Invoker {
  public:
   struct Packing {
-    std::shared_ptr<const rt::Kernel> weights_kernel, input_kernel;  // null when not used
+    // Null when not used; the weights' too when the input's re-layout moves them
+    // (Config::pack_weight_slices, `weights` then its destination).
+    std::shared_ptr<const rt::Kernel> weights_kernel, input_kernel;
     std::unique_ptr<DeviceScratch> weights, input;
     unsigned weights_grid = 0;
     dim3 input_grid;
@@ -227,6 +229,11 @@ class ConvImplicitGemmInvoker final : public Invoker {
       p.src = input;
       p.dst = packing_.input->data();
       p.chain = a.chain;
+      if (packing_.weights && !packing_.weights_kernel) {  // the weights ride along (Config::pack_weight_slices)
+        p.weights_src = conv->weights;
+        p.weights_dst = packing_.weights->data();
+        a.w = packing_.weights->data();
+      }
       const hipError_t e = packing_.input_kernel->launch(packing_.input_grid, dim3(hf::kPackThreads), 0, stream, &p);
       if (e != hipSuccess) return e;
       a.x = packing_.input->data();
@@ -372,7 +379,7 @@ Applicability ConvImplicitGemmSolver::applies(const FusionPlan& plan, const Targ
 std::vector<rt::KernelRequest> ConvImplicitGemmSolver::kernels(const FusionPlan& plan, const Target& target) const {
   const igemm::Config config = config_for(plan, target);
   std::vector<rt::KernelRequest> requests{request_for(plan, config)};
-  if (config.pack_weights) requests.push_back(pack_request_for(plan, config, false));
+  if (config.pack_weights && config.pack_weight_slices == 0) requests.push_back(pack_request_for(plan, config, false));
   if (config.pack_input) requests.push_back(pack_request_for(plan, config, true));
   return requests;
 }
@@ -394,23 +401,22 @@ std::unique_ptr<Invoker> ConvImplicitGemmSolver::build_with(const FusionPlan& pl
   const TensorDesc w = gemm_weights(conv_of(parts), config);
   const TensorDesc x = gemm_input(parts.conv->input, parts.conv->output, config);
   if (config.pack_weights) {
-    packing.weights_kernel = load_kernel(pack_request_for(plan, config, false), target, reports);
     packing.weights =
         std::make_unique<DeviceScratch>(target.device, static_cast<std::size_t>(w.element_count()) * size_of(w.type));
-    packing.weights_grid = static_cast<unsigned>(ceil_div(w.element_count(), 256));
+    if (config.pack_weight_slices == 0) {  // else the input's re-layout moves them
+      packing.weights_kernel = load_kernel(pack_request_for(plan, config, false), target, reports);
+      packing.weights_grid = static_cast<unsigned>(ceil_div(w.element_count(), 256));
+    }
   }
   if (config.pack_input) {
     packing.input_kernel = load_kernel(pack_request_for(plan, config, true), target, reports);
     packing.input =
         std::make_unique<DeviceScratch>(target.device, static_cast<std::size_t>(x.element_count()) * size_of(x.type));
-    if (config.fold.active()) {  // a thread a column (n, h, q) of the folded x
-      const std::int64_t columns = x.element_count() / x.lengths[1];
-      packing.input_grid = dim3(static_cast<unsigned>(ceil_div(columns, hf::kPackThreads)));
-    } else {
-      packing.input_grid = dim3(static_cast<unsigned>(ceil_div(x.lengths[2] * x.lengths[3], config.pack_tile_pixels)),
-                                static_cast<unsigned>(ceil_div(x.lengths[1], config.pack_tile_channels)),
-                                static_cast<unsigned>(x.lengths[0]));
-    }
+    std::string why;
+    const auto given = problem_of(plan, &why);
+    if (!given) fail(Status::unsupported_op, why);
+    const auto grid = igemm::relayout_grid(*given, config);
+    packing.input_grid = dim3(static_cast<unsigned>(grid[0]), static_cast<unsigned>(grid[1]), static_cast<unsigned>(grid[2]));
   }
   if (config.stream_k_blocks > 0) {
     const std::size_t slots = 2 * static_cast<std::size_t>(config.stream_k_blocks);

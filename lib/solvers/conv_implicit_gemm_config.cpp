@@ -13,6 +13,7 @@ namespace {
 
 constexpr int kDefaultMultiprocessors = 132;  // H200
 constexpr std::int64_t kMaxGroups = 65535;    // grid.y
+constexpr std::int64_t kMaxGridX = (std::int64_t{1} << 31) - 1, kMaxGridZ = 65535;
 constexpr int kSharedPerSm = 228 * 1024;       // H100 / H200 (sm_90)
 constexpr int kSharedReservedPerBlock = 1024;
 constexpr std::int64_t kMaxPackedInputBytes = std::int64_t{1} << 30;  // scratch for a re-laid-out x
@@ -310,6 +311,31 @@ struct Modes {
   bool im2col = false;            // with tensor_maps: A by an im2col map where a matrix map does not apply
 };
 
+// Values of the weights' re-layout per thread when it rides along in the input's launch: few
+// enough that its blocks finish within x's first wave.
+constexpr std::int64_t kWeightValuesPerThread = 8;
+
+// The input re-layout's grid without the weights' slices.
+std::array<std::int64_t, 3> relayout_input_grid(const Problem& p, const Config& c) {
+  if (c.fold.active()) {  // a thread a column (n, h, q) of the folded x
+    return {ceil_div(static_cast<std::int64_t>(p.n) * p.h * p.q, hf::kPackThreads), 1, 1};
+  }
+  return {ceil_div(static_cast<std::int64_t>(p.h) * p.w, c.pack_tile_pixels), ceil_div(p.c, c.pack_tile_channels), p.n};
+}
+
+// Config::pack_weight_slices: enough slices of the input's grid (blocks of the folded one's)
+// for kWeightValuesPerThread values a thread, or 0 where the grid has no room for them.
+int weight_slices(const Problem& p, const Config& c) {
+  if (!c.pack_input || !c.pack_weights) return 0;
+  const std::int64_t cg = c.fold.active() ? c.fold.channels : p.c / p.groups;
+  const std::int64_t values = static_cast<std::int64_t>(p.k) * cg * p.r * (c.fold.active() ? 1 : p.s);
+  const auto grid = relayout_input_grid(p, c);
+  const std::int64_t slice_threads = (c.fold.active() ? 1 : grid[0] * grid[1]) * hf::kPackThreads;
+  const std::int64_t slices = ceil_div(values, slice_threads * kWeightValuesPerThread);
+  const std::int64_t limit = c.fold.active() ? kMaxGridX : kMaxGridZ;
+  return (c.fold.active() ? grid[0] : grid[2]) + slices <= limit ? static_cast<int>(slices) : 0;
+}
+
 Config make_config(const Problem& p, const Candidate& c, int sms, const Modes& modes = {}) {
   Config cfg;
   cfg.kernel = c.kernel;
@@ -398,7 +424,10 @@ Config make_config(const Problem& p, const Candidate& c, int sms, const Modes& m
     const int pipe = cfg.tile.stages * (c.bm + c.bn) * 16 * c.k_chunks;
     cfg.stage_16bit = modes.stage_16bit;
     const int staged_bytes = modes.stage_16bit ? 2 : 4;
-    const int epi = cfg.out_along_k ? c.bm * (c.bn + 8) * staged_bytes : c.bn * (c.bm + 4) * 4;
+    // The kernel's staging (kStageLd): [BM][BN + 8] along channels; [BN][BM + 4] fp32 or
+    // [BN][BM + 8] 16-bit values along the pixels.
+    const int epi = cfg.out_along_k ? c.bm * (c.bn + 8) * staged_bytes
+                                    : c.bn * (c.bm + (modes.stage_16bit ? 8 : 4)) * staged_bytes;
     cfg.shared_bytes = c.persistent ? pipe + epi : std::max(pipe, epi);
     // 16-bit staging: the tile's channels' epilogue parameters, prepared once a tile, past both.
     if (modes.stage_16bit) cfg.shared_bytes += c.bn * hf::kEpilogueChannelBytes;
@@ -418,6 +447,7 @@ Config make_config(const Problem& p, const Candidate& c, int sms, const Modes& m
     cfg.grid_x = std::min(cfg.grid_x, std::max<std::int64_t>(1, resident / p.groups));
   }
   cfg.grid_y = p.groups;
+  cfg.pack_weight_slices = weight_slices(p, cfg);
   return cfg;
 }
 
@@ -495,10 +525,12 @@ bool warp_specialization_fits(const Config& cfg, const Candidate& c) {
 }
 
 // Whether `cfg`'s epilogue can stage 16-bit values (Config::stage_16bit): a matrix tile whose
-// y is fp16 / bf16, stored in vectors along the channels (so the channel count is even and a
-// thread's accumulator pairs, two adjacent channels, stay together).
+// y is fp16 / bf16, with an even channel count per group, so that a thread's accumulator pairs
+// (two adjacent channels, prepared and checked together) are both in the group or both past
+// it: y in vectors of 2 or more along the channels, or any vectors along the pixels.
 bool stage_16bit_fits(const Problem& p, const Config& cfg) {
-  return cfg.kernel == Kernel::matrix && p.elem != Elem::f32 && cfg.out_along_k && cfg.out_vec >= 2;
+  if (cfg.kernel != Kernel::matrix || p.elem == Elem::f32) return false;
+  return cfg.out_along_k ? cfg.out_vec >= 2 : p.gemm_n() % 2 == 0;
 }
 
 // Whether the heuristic's wgmma tile `c` runs warp-specialised (it must fit too): as the H200
@@ -660,7 +692,7 @@ std::string Config::describe() const {
   };
   s += " A:" + loader(a_loader, a_pixel_lanes) + (fold.active() ? "(folded)" : pack_input ? "(packed)" : "") +
        " B:" + loader(b_loader, 0) +
-       (pack_weights ? "(packed)" : "") +
+       (pack_weights ? (pack_weight_slices > 0 ? "(packed with x)" : "(packed)") : "") +
        " out:" + (out_along_k ? "k" : "m") + std::to_string(out_vec);
   if (index64) s += " i64";
   return s;
@@ -774,6 +806,12 @@ Problem folded(const Problem& p, const WidthFold& fold) {
   return f;
 }
 
+std::array<std::int64_t, 3> relayout_grid(const Problem& p, const Config& c) {
+  auto grid = relayout_input_grid(p, c);
+  grid[c.fold.active() ? 0 : 2] += c.pack_weight_slices;
+  return grid;
+}
+
 Config choose_config(const Problem& p, int sms, const std::string& force_tile_and_mode, bool warpgroup_mma) {
   if (sms <= 0) sms = kDefaultMultiprocessors;
   // Few input channels and a wide filter: the GEMM runs on the folded operands, which the
@@ -786,6 +824,7 @@ Config choose_config(const Problem& p, int sms, const std::string& force_tile_an
                              warpgroup_mma);
     c.fold = fold;
     c.pack_input = c.pack_weights = true;  // the folded problem's own operands need no re-layout
+    c.pack_weight_slices = weight_slices(p, c);
     return c;
   }
   // "<tile>/sk": that tile (or the heuristic's, for "/sk") with stream-K; "/ws": warp-specialised;
@@ -920,6 +959,8 @@ std::string generate_header(const Problem& p, const Config& c) {
        ", PackTilePixels = " + std::to_string(std::max(c.pack_tile_pixels, 64)) + ";  // hf_igemm_pack_input's tile\n";
   s += "constexpr int PackBlockLanes = " + std::to_string(c.pack_block_lanes) +
        ";  // its register blocks' pixels (0: a shared-memory tile)\n";
+  s += "constexpr int PackWeightSlices = " + std::to_string(c.pack_weight_slices) +
+       ";  // the weights re-laid out in hf_igemm_pack_input's first slices (0: a launch of their own)\n";
   s += "constexpr int FoldS = " + std::to_string(c.fold.s) + ", FoldStrideW = " + std::to_string(c.fold.stride) +
        ", FoldPadW = " + std::to_string(c.fold.pad) + ", FoldDilationW = " + std::to_string(c.fold.dilation) +
        ";  // x's width windows folded into channels (FoldS 0: not)\n";

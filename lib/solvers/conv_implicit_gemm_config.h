@@ -92,12 +92,16 @@ struct Config {
   // tile of 4096 values (up to 64 channels).
   int pack_tile_channels = 0, pack_tile_pixels = 0;
   int pack_block_lanes = 0;
+  // With pack_input and pack_weights: the weights' re-layout rides along in the input's
+  // launch, on this many z slices of its grid (the folded x's 1-D grid: this many blocks)
+  // before x's; 0: a launch of its own.
+  int pack_weight_slices = 0;
   WidthFold fold;  // x and the weights re-laid out with the filter width folded in (pack_input, pack_weights)
   bool out_along_k = true;  // y stored in vectors along channels (else along pixels)
   int out_vec = 1;          // elements per output store
-  // Matrix tiles with 16-bit y stored along channels (the heuristic's tiles, or "<tile>/s16"): the fused
-  // ops applied to each thread's own accumulators, the results staged as 16-bit values
-  // instead of fp32 (half the epilogue's shared-memory traffic and staging).
+  // Matrix tiles with 16-bit y, even channels per group (the heuristic's tiles, or "<tile>/s16"):
+  // the fused ops applied to each thread's own accumulators, the results staged as 16-bit
+  // values instead of fp32 (half the epilogue's shared-memory traffic and staging).
   bool stage_16bit = false;
   bool index64 = false;     // some tensor spans >= 2^31 elements
   int threads = 0;
@@ -129,6 +133,11 @@ WidthFold width_fold_for(const Problem& problem);
 // The problem the GEMM runs on the folded operands (WidthFold).
 Problem folded(const Problem& problem, const WidthFold& fold);
 
+// The input re-layout's grid (hf_igemm_pack_input) for `problem` (as given, not folded) under
+// `config`: (pixel tiles, channel tiles, images), or the folded x's columns' blocks on x; the
+// weights' slices (Config::pack_weight_slices) included.
+std::array<std::int64_t, 3> relayout_grid(const Problem& problem, const Config& config);
+
 // Whether an architecture has the warpgroup matrix instructions (wgmma: sm_90, compiled for
 // its architecture-specific target sm_90a).
 bool has_warpgroup_mma(const std::string& arch);
@@ -149,7 +158,7 @@ std::string why_not(const Problem& problem, const std::string& arch);
 // H200); "/ws" warp-specialises a wgmma tile (persistent or not) with asynchronous loaders (loader
 // threads of their own, tensor-map copies where they apply), as the heuristic also does for its
 // own wgmma picks where the H200 measured it faster (a forced tile without "/ws" runs without
-// it); "/s16" stages a 16-bit output along channels as 16-bit values, the fused ops applied in
+// it); "/s16" stages a 16-bit output as 16-bit values, the fused ops applied in
 // registers (Config::stage_16bit); "/im2col" (with "/ws") moves A by an im2col tensor map where
 // a pixels x channels map cannot (filters past 1x1, strides, padding: Config::tma_a_im2col).
 // Modes combine with '+': "wg128x128/ws+s16".

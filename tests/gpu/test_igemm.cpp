@@ -612,9 +612,10 @@ TEST_CASE("igemm: warp-specialised wgmma tiles: edges, many rounds of the stages
 }
 
 // 16-bit epilogue staging (forced "/s16": the fused ops on each thread's accumulators, 16-bit
-// values staged): the edge cases (NCHW y and odd K run without it), then channels-last layers
-// where persistent blocks walk several tiles (the staging past the pipeline), M and N off the
-// tile, 2 groups, and every chain, position-dependent steps (residual) included.
+// values staged): the edge cases (odd K runs without it), then layers where persistent blocks
+// walk several tiles (the staging past the pipeline), M and N off the tile, 2 groups, and
+// every chain, position-dependent steps (residual) included; channels-last y, and NCHW y
+// staged along the pixels in vectors of 8 (28x28), 4 (14x14) and 1 value (7x7, 13x11).
 TEST_CASE("igemm: 16-bit epilogue staging: edges, persistent tiles, every chain") {
   std::vector<const char*> tiles = {"128x64k64p/s16", "64x64k64p/s16", "128x128/s16", "128x64/s16"};
   if (igemm::has_warpgroup_mma(device_target().arch)) {
@@ -626,9 +627,15 @@ TEST_CASE("igemm: 16-bit epilogue staging: edges, persistent tiles, every chain"
       {DataType::bfloat16, Lay::nhwc, {8, 64, 28, 28, 256, 1, 1, 0, 1}, Epi::cbna},
       {DataType::half, Lay::nhwc, {3, 128, 13, 11, 200, 1, 1, 0, 1}, Epi::bn_act_residual},     // M 429, N 200
       {DataType::bfloat16, Lay::nhwc, {2, 136, 9, 10, 144, 3, 3, 1, 1, 1, 2}, Epi::bias_relu},  // 2 groups of 68 -> 72
+      {DataType::half, Lay::nchw, {8, 64, 28, 28, 256, 3, 3, 1, 1}, Epi::bias_relu},             // x re-laid out
+      {DataType::bfloat16, Lay::nchw, {4, 128, 14, 14, 200, 1, 1, 0, 1}, Epi::cbna},             // N 200
+      {DataType::half, Lay::nchw, {3, 128, 13, 11, 200, 1, 1, 0, 1}, Epi::bn_act_residual},
+      {DataType::half, Lay::nchw, {16, 256, 7, 7, 64, 1, 1, 0, 1}, Epi::cbna},                   // 49-value planes
+      {DataType::bfloat16, Lay::nchw, {2, 136, 9, 10, 144, 3, 3, 1, 1, 1, 2}, Epi::bn_act_residual},  // 2 groups
   };
-  run_cases(tiles, cases, 1600, [](const igemm::Config& config, const LayerCase&, const std::string&) {
+  run_cases(tiles, cases, 1600, [](const igemm::Config& config, const LayerCase& c, const std::string&) {
     CHECK(config.stage_16bit);
+    CHECK(config.out_along_k == (c.lay == Lay::nhwc));
   });
 }
 
@@ -662,7 +669,7 @@ TEST_CASE("igemm: persistent warp-specialised tiles: edges, several tiles a bloc
     }
     REQUIRE(config.warp_specialized);
     CHECK(config.grid_x < config.tiles);  // blocks that walk several tiles
-    CHECK(config.stage_16bit == (tile.find("s16") != std::string::npos && c.lay == Lay::nhwc));
+    CHECK(config.stage_16bit == (tile.find("s16") != std::string::npos));
     CHECK(config.tma_a == (c.lay == Lay::nhwc && c.shape.r == 1));
   };
   run_cases(tiles, cases, 1800, expect, 100000);
@@ -935,7 +942,7 @@ TEST_CASE("igemm: tile sweep of the wgmma tiles on the ResNet-50 wgmma layers" *
   const std::vector<Layer> layers = wgmma_layers();
   sweep_tiles(layers, {"wg192x128", "wg192x128/ws", "wg192x128/ws+s16", "wg128x256", "wg128x256/ws", "wg128x128",
                        "wg128x128/ws", "wg128x128/ws+s16", "wg256x128", "wg256x128/ws", "wg64x128"});
-  // /ws: warp-specialised; +s16: 16-bit epilogue staging (channels-last y)
+  // /ws: warp-specialised; +s16: 16-bit epilogue staging
 }
 
 // The memory-bound ResNet-50 1x1 layers (batch 64, GEMM K <= 512) of the sweeps below. cuDNN
@@ -1023,7 +1030,7 @@ TEST_CASE("igemm: tile sweep on the memory-bound 1x1 layers" * doctest::skip()) 
   sweep_tiles(layers, {"128x64k64p", "128x64k64p/s16", "128x64", "wg64x128p", "wg128x64p", "wg128x128p",
                        "wg128x128p/s16", "64x64k64p", "64x64k64p/s16", "wg128x64/ws", "wg64x128/ws", "wg128x128/ws",
                        "wg128x256/ws"});
-  // /ws: warp-specialised, tensor maps on NHWC; /s16: 16-bit epilogue staging (NHWC; NCHW runs it plain)
+  // /ws: warp-specialised, tensor maps on NHWC; /s16: 16-bit epilogue staging
   std::vector<Layer> one_k_tile;
   for (const Layer& l : layers) {
     if (l.shape.c * l.shape.r * l.shape.s == 64) one_k_tile.push_back(l);

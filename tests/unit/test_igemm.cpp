@@ -348,6 +348,48 @@ TEST_CASE("igemm: the tile heuristic on the reference layers") {
       }
     }
   }
+  SUBCASE("the weights' re-layout rides along in x's launch: its first z slices, 8 values a thread") {
+    ConvCase cc;  // NCHW 3x3 64 -> 64, 56x56, batch 2: 36864 weights, x's grid 13 x 1 x 2
+    cc.layout = Layout::nchw;
+    cc.h = cc.w = 56;
+    auto plan = make_plan(cc);
+    const igemm::Config c = ConvImplicitGemmSolver::config_for(*plan, sm90());
+    CAPTURE(c.describe());
+    REQUIRE((c.pack_input && c.pack_weights));
+    CHECK(c.pack_weight_slices == 2);  // ceil(36864 / (13 * 256 * 8))
+    std::string why;
+    const igemm::Problem p = *ConvImplicitGemmSolver::problem_of(*plan, &why);
+    CHECK(igemm::relayout_grid(p, c) == std::array<std::int64_t, 3>{13, 1, 2 + 2});
+    CHECK(c.describe().find("B:vec(packed with x)") != std::string::npos);
+    CHECK(ConvImplicitGemmSolver().kernels(*plan, sm90()).size() == 2);  // the GEMM and x's re-layout
+    for (const auto& h : ConvImplicitGemmSolver::pack_request_for(*plan, c, true).generated_headers) {
+      if (h.path == "hf_igemm.h") CHECK(h.text.find("PackWeightSlices = 2;") != std::string::npos);
+    }
+    // The folded stem: the first blocks of its 1-D grid (64 x 32 x 7 weights, 8 a thread).
+    ConvCase stem = reference_layer(DataType::half, Layout::nchw, 3, 224, 64, 7);
+    stem.stride = 2;
+    auto stem_plan = make_plan(stem);
+    const igemm::Config f = ConvImplicitGemmSolver::config_for(*stem_plan, sm90());
+    REQUIRE(f.fold.active());
+    CHECK(f.pack_weight_slices == 7);
+    CHECK(igemm::relayout_grid(*ConvImplicitGemmSolver::problem_of(*stem_plan, &why), f) ==
+          std::array<std::int64_t, 3>{64 * 224 * 112 / 256 + 7, 1, 1});
+    // No room past 65535 images in grid z: a launch of their own.
+    ConvCase many = cc;
+    many.n = 65535;
+    many.c = many.k = 8;
+    many.h = many.w = 3;
+    auto many_plan = make_plan(many);
+    const igemm::Config m = ConvImplicitGemmSolver::config_for(*many_plan, sm90());
+    REQUIRE((m.pack_input && m.pack_weights));
+    CHECK(m.pack_weight_slices == 0);
+    CHECK(ConvImplicitGemmSolver().kernels(*many_plan, sm90()).size() == 3);
+    // Only x re-laid out (a prologue on NHWC x, weights already (r, s, c)): nothing rides along.
+    const igemm::Config pro = ConvImplicitGemmSolver::config_for(*make_plan(ConvCase{}, Chain::prologue_bn_relu), sm90());
+    CHECK(pro.pack_input);
+    CHECK_FALSE(pro.pack_weights);
+    CHECK(pro.pack_weight_slices == 0);
+  }
   SUBCASE("few input channels: the filter width folded into the channels, A and B in vectors") {
     ConvCase stem = reference_layer(DataType::half, Layout::nhwc, 3, 224, 64, 7);
     stem.stride = 2;
@@ -515,9 +557,13 @@ TEST_CASE("igemm: every tile x data type x layout compiles for sm_90 with hipRTC
         const std::string name = tile;
         CHECK(std::string(config.tile.name()) == name.substr(0, name.find('/')));
         CHECK((config.stream_k_blocks > 0) == (name.find("/sk") != std::string::npos));
-        CHECK(config.stage_16bit ==
-              (name.find("s16") != std::string::npos && config.out_along_k && config.out_vec >= 2));
-        if (name.find("s16") != std::string::npos && layout == Layout::nhwc && cc.k % 8 == 0) CHECK(config.stage_16bit);
+        // 16-bit staging: y along channels in vectors of 2 or more, or along the pixels, Ng even.
+        const bool even_ng = (cc.k / cc.groups) % 2 == 0;
+        CHECK(config.stage_16bit == (name.find("s16") != std::string::npos &&
+                                     (config.out_along_k ? config.out_vec >= 2 : even_ng)));
+        if (name.find("s16") != std::string::npos && (layout == Layout::nhwc ? cc.k % 8 == 0 : even_ng)) {
+          CHECK(config.stage_16bit);
+        }
         CHECK(config.warp_specialized == (name.find("/ws") != std::string::npos &&
                                           config.a_loader != igemm::Loader::gather &&
                                           config.b_loader == igemm::Loader::async16));
@@ -739,7 +785,7 @@ TEST_CASE("igemm: im2col tensor maps for A: where they fit, the map's shape, the
   CHECK(ConvImplicitGemmSolver::config_for(*make_plan(dilated), sm90(), "wg128x128/ws+im2col").tma_a_im2col);
 }
 
-TEST_CASE("igemm: 16-bit epilogue staging: the heuristic's tiles and /s16, 16-bit y along channels, half the staging") {
+TEST_CASE("igemm: 16-bit epilogue staging: the heuristic's tiles and /s16, 16-bit y, half the staging") {
   ConvCase one;  // 1x1 64 -> 256 56x56: the memory-bound layer whose epilogue staging was profiled
   one.n = 8;
   one.h = one.w = 56;
@@ -780,12 +826,23 @@ TEST_CASE("igemm: 16-bit epilogue staging: the heuristic's tiles and /s16, 16-bi
   CHECK(heuristic.stage_16bit);
   CHECK(heuristic_s16.stage_16bit);
   CHECK(heuristic_s16.tile.name() == heuristic.tile.name());
-  // Not where y runs along the pixels (NCHW), nor for fp32 (tf32) data.
+  // Where y runs along the pixels (NCHW): [BN][BM + 8] 16-bit values, so that the fragments'
+  // column pairs land 8 banks apart; not with an odd channel count (a thread's channel pair
+  // would straddle the end), nor for fp32 (tf32) data.
   ConvCase nchw = one;
   nchw.layout = Layout::nchw;
   const igemm::Config along_m = ConvImplicitGemmSolver::config_for(*make_plan(nchw), sm90(), "128x64k64p/s16");
+  const igemm::Config along_m_fp32 = ConvImplicitGemmSolver::config_for(*make_plan(nchw), sm90(), "128x64k64p");
   CHECK_FALSE(along_m.out_along_k);
-  CHECK_FALSE(along_m.stage_16bit);
+  REQUIRE(along_m.stage_16bit);
+  CHECK_FALSE(along_m_fp32.stage_16bit);
+  const int pipe_m = along_m.tile.stages * (128 + 64) * 16 * along_m.tile.k_chunks;
+  CHECK(along_m.shared_bytes == pipe_m + 64 * (128 + 8) * 2 + 64 * hf::kEpilogueChannelBytes);
+  CHECK(along_m_fp32.shared_bytes == pipe_m + 64 * (128 + 4) * 4);
+  CHECK(ConvImplicitGemmSolver::config_for(*make_plan(nchw), sm90()).stage_16bit);  // the heuristic's tile
+  ConvCase odd = nchw;
+  odd.k = 255;
+  CHECK_FALSE(ConvImplicitGemmSolver::config_for(*make_plan(odd), sm90(), "128x64k64p/s16").stage_16bit);
   ConvCase fp32 = one;
   fp32.type = DataType::float32;
   fp32.tf32 = true;
@@ -871,11 +928,11 @@ TEST_CASE("igemm: BK 64 tiles: shared memory, stages cut to the k-tiles, sweep-o
     CHECK(std::string(ConvImplicitGemmSolver::config_for(*make_plan(cc), sm80()).tile.name()) == "128x64k64");
     CHECK(std::string(ConvImplicitGemmSolver::config_for(*make_plan(one), sm80()).tile.name()) == "128x64k64p");
     // On sm_90 channels-last, the persistent warp-specialised wgmma tile with 16-bit staging
-    // (kMemoryBoundTileWarpSpecialized).
+    // (kMemoryBoundTileWarpSpecialized); NCHW keeps the mma.sync tile, staged 16-bit too.
     const igemm::Config c90 = ConvImplicitGemmSolver::config_for(*make_plan(one), sm90());
     const bool nhwc = cc.layout == Layout::nhwc;
     CHECK(std::string(c90.tile.name()) == (nhwc ? "wg128x64p" : "128x64k64p"));
-    CHECK(c90.stage_16bit == nhwc);
+    CHECK(c90.stage_16bit);
     CHECK(c90.warp_specialized == nhwc);
     CHECK(c90.tma_a == nhwc);
   }
