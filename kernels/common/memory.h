@@ -55,10 +55,9 @@ HF_DEVICE void store_lanes(void* base, index_t i, const float (&in)[V]) {
 #pragma unroll
     for (int j = 0; j < V; ++j) lanes[j] = from_float<T>(in[j]);
     T* to = static_cast<T*>(base) + i;
-    if constexpr (kBytes == 16 && sizeof(T) == 2) {
-      // 16-bit lanes: the struct copy was split into 4-byte stores on some computed offsets
-      // (PTX of the fp16 NCHW 7x7 BN forward training). 32-bit lanes mostly stay one store, but
-      // the fp32 7x7 kernel splits one of its 13: left until a GPU A/B can time that kernel.
+    if constexpr (kBytes == 16) {
+      // The struct copy was split into 4-byte stores on some computed offsets (PTX of the NCHW
+      // 7x7 BN forward training: fp16 on several, fp32 on one of its 13 stores).
       store_words16(to, *reinterpret_cast<const Words<16>*>(lanes));
     } else {
       *reinterpret_cast<Words<kBytes>*>(to) = *reinterpret_cast<const Words<kBytes>*>(lanes);
