@@ -274,11 +274,21 @@ int sm_version(const std::string& arch) {
   return v;
 }
 
+// The registers a thread of a wgmma tile needs: a m64nBN multiply holds BN / 2 accumulators a
+// thread at once, beside its descriptors, addresses and barriers. Under less, ptxas cannot
+// compile it (wg128x128p on NCHW 1x1 with 16-bit staging: 2 blocks of 384 threads, 80
+// registers a thread, "insufficient registers" for a wgmma).
+int warpgroup_registers(const Candidate& c) { return c.bn / 2 + 48; }
+
 // Blocks of a tile resident on one multiprocessor: its register cap, or fewer where shared
-// memory allows fewer (228 KB per SM, 1 KB of it reserved per block).
+// memory allows fewer (228 KB per SM, 1 KB of it reserved per block), or, for wgmma tiles,
+// where the registers a thread would get (65536 a multiprocessor, in steps of 8) fall short of
+// warpgroup_registers.
 int resident_blocks(const Candidate& c, const Config& cfg) {
   const int by_smem = std::max(1, kSharedPerSm / (cfg.shared_bytes + kSharedReservedPerBlock));
-  return std::min(c.min_blocks, by_smem);
+  int blocks = std::min(c.min_blocks, by_smem);
+  while (c.warpgroup && blocks > 1 && (65536 / (cfg.threads * blocks)) / 8 * 8 < warpgroup_registers(c)) --blocks;
+  return blocks;
 }
 
 // K-tiles of the matrix kernel's GEMM (BK = k_chunks 16-byte chunks).

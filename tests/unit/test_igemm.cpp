@@ -512,6 +512,8 @@ TEST_CASE("igemm: every tile x data type x layout compiles for sm_90 with hipRTC
       {DataType::half, false, {"wg128x128p/ws+s16", "wg128x64p/ws+s16", "wg64x128p/ws", "wg128x128p/ws"}, false, true},
       {DataType::bfloat16, false, {"wg128x128p/ws+s16"}, false, true},
       {DataType::half, false, {"wg128x128p/ws", "wg64x128p/ws"}, true},
+      // NCHW 1x1 (A along the pixels, a loader warpgroup) with 16-bit staging along the pixels
+      {DataType::half, false, {"wg128x128p/ws+s16", "wg64x128p/ws+s16", "wg128x64p/ws+s16"}, true},
   };
   int compiled = 0;
   for (const Variant& v : variants) {
@@ -1017,6 +1019,19 @@ TEST_CASE("igemm: persistent sweep tiles: staging apart from the pipeline, resid
         CHECK(c.grid_x == std::min<std::int64_t>(c.tiles, 132 * blocks));
       }
     }
+  }
+  // Warp-specialised with 16-bit staging, 1x1 64 -> 256: two blocks' shared memory fits either
+  // way, but on NCHW x the loaders are a warpgroup (384 threads), whose two blocks would leave
+  // 80 registers a thread, below what a m64n128 wgmma needs (BN / 2 + 48 = 112): one block.
+  for (Layout layout : {Layout::nhwc, Layout::nchw}) {
+    auto plan = make_plan(reference_layer(DataType::half, layout, 64, 56, 256, 1));
+    const igemm::Config c = ConvImplicitGemmSolver::config_for(*plan, sm90(), "wg128x128p/ws+s16");
+    CAPTURE(c.describe());
+    REQUIRE(c.stage_16bit);
+    CHECK(2 * (c.shared_bytes + 1024) <= 228 * 1024);
+    CHECK(c.threads == (layout == Layout::nhwc ? 288 : 384));
+    CHECK(c.tile.min_blocks == (layout == Layout::nhwc ? 2 : 1));
+    CHECK(65536 / (c.threads * c.tile.min_blocks) / 8 * 8 >= 128 / 2 + 48);
   }
 }
 
