@@ -3,7 +3,8 @@
 //   hf_igemm_pack_weights: WSourceGeom (the weights as given) -> WGeom (K x R x S x C/G,
 //     (r, s, c) contiguous per output channel), when the weights' layout is not
 //     (r, s, c)-contiguous (NCHW filters larger than 1x1), or with the filter width folded
-//     into the channels (hfi::FoldS, K x R x 1 x C'). One value a thread.
+//     into the channels (hfi::FoldS, K x R x 1 x C'). One value a thread. Where x is re-laid
+//     out too, hf_igemm_pack_input's first blocks do it instead (hfi::PackWeightSlices).
 //   hf_igemm_pack_input: XSourceGeom (x as given, NCHW-like) -> XGeom (packed NHWC, or with
 //     the filter's width windows folded into the channels: fold_width below), with
 //     PackPrologue (the plan's pointwise ops before the conv) applied in fp32 and rounded
@@ -429,8 +430,8 @@ HF_DEVICE void pack_input(const hf::IgemmPackArgs& args) {
 }  // namespace
 
 // Block kPackThreads, grid (ceil(H*W / kPixels), ceil(C / kChannels), N), or 1-D over the folded
-// x's columns (igemm_args.h), with the weights' slices first (kWeightSlices). The pixel vectors and plane runs need x aligned to their
-// width, checked here; the scratch always is.
+// x's columns (igemm_args.h), with the weights' slices first (kWeightSlices). The pixel vectors
+// and plane runs need x aligned to their width, checked here; the scratch always is.
 HF_KERNEL void __launch_bounds__(hf::kPackThreads) hf_igemm_pack_input(hf::IgemmPackArgs args) {
   if constexpr (kWeightSlices > 0) {
     constexpr bool kFolded = hfi::FoldS > 0;
