@@ -936,7 +936,9 @@ Config choose_config(const Problem& p, int sms, const std::string& force_tile_an
   Modes modes;
   // 16-bit staging: forced with "/s16", and the heuristic's choice wherever it fits. H200 sweep
   // v13 (docs/PERF_NOTES.md): 0-45% faster on every channels-last fp16 layer measured, never slower
-  // (the warp-specialised wgmma tiles 3-20%, the persistent mma.sync ones 0-11%).
+  // (the warp-specialised wgmma tiles 3-20%, the persistent mma.sync ones 0-11%); along the
+  // pixels (NCHW y, v21, with the weights' re-layout merged into x's): CBA 0-14% faster on the
+  // seven fp16 NCHW layers, CBNA 11-19%.
   modes.stage_16bit = (has_mode("s16") || force_tile.empty()) && stage_16bit_fits(p, plain);
   const bool stream_k = has_mode("sk") && stream_k_fits(plain, *best);
   const bool ws = has_mode("ws") || memory_bound_ws_pick || im2col_pick || mapped_pick || (warpgroup_pick && warp_specialization_pays(*best, plain));
