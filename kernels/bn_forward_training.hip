@@ -447,6 +447,9 @@ HF_DEVICE void run(const hf::BnForwardArgs& args, Shared& shared) {
 }  // namespace
 
 HF_KERNEL void __launch_bounds__(Tiles::threads, kMinBlocksPerMultiprocessor) hf_bn_forward_training(hf::BnForwardArgs args) {
+  // The finalize and apply phases start early (launch_bn_phases): they wait for the phase before.
+  hf::wait_for_prior_grid();
+  hf::allow_early_start();
   __shared__ Shared shared;
   if constexpr (Tiling::partials > 1 && !Tiling::apply_merges) {
     if (args.phase == hf::kBnFinalize) {

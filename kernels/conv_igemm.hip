@@ -1128,6 +1128,7 @@ HF_DEVICE void conv_tile_ws(const hf::ConvArgs& args, char* smem, A& a_load, B& 
 
 HF_KERNEL void __launch_bounds__(igemm::kBlockThreads, hfi::MinBlocks) hf_conv_igemm(const HF_GRID_CONSTANT hf::ConvArgs args) {
   using namespace igemm;
+  hf::wait_for_prior_grid();  // x and the weights may come from the re-layout launched just before
   extern __shared__ uint4 smem_words[];  // 16-byte aligned
   char* smem = reinterpret_cast<char*>(smem_words);
   // wgmma's swizzled operands: 1024-byte aligned stages (the host adds the 1 KB of slack).

@@ -42,6 +42,7 @@ HF_DEVICE void pack_weight(const void* src, void* dst, hf::index_t i) {
 }
 
 HF_KERNEL void __launch_bounds__(256) hf_igemm_pack_weights(hf::IgemmPackArgs args) {
+  hf::allow_early_start();  // the convolution's blocks may take the multiprocessors this launch frees
   const hf::index_t i = static_cast<hf::index_t>(blockIdx.x) * 256 + threadIdx.x;
   if (i < hf_plan::WGeom::elements) pack_weight(args.src, args.dst, i);
 }
@@ -433,6 +434,7 @@ HF_DEVICE void pack_input(const hf::IgemmPackArgs& args) {
 // x's columns (igemm_args.h), with the weights' slices first (kWeightSlices). The pixel vectors
 // and plane runs need x aligned to their width, checked here; the scratch always is.
 HF_KERNEL void __launch_bounds__(hf::kPackThreads) hf_igemm_pack_input(hf::IgemmPackArgs args) {
+  hf::allow_early_start();  // the convolution's blocks may take the multiprocessors this launch frees
   if constexpr (kWeightSlices > 0) {
     constexpr bool kFolded = hfi::FoldS > 0;
     if ((kFolded ? blockIdx.x : blockIdx.z) < kWeightSlices) {  // the weights, grid-stride over these blocks

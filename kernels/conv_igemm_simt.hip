@@ -149,6 +149,7 @@ struct SimtLoader {
 
 HF_KERNEL void __launch_bounds__(igemm::kThreads, hfi::MinBlocks) hf_conv_igemm_simt(hf::ConvArgs args) {
   using namespace igemm;
+  hf::wait_for_prior_grid();  // x and the weights may come from the re-layout launched just before
   __shared__ float4 a_words[2][BK * kLdA / 4];
   __shared__ float4 b_words[2][BK * kLdB / 4];
 

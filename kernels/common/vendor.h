@@ -37,6 +37,21 @@ HF_DEVICE float4 load_from_l2(const float4* p) { return __ldcg(p); }
 HF_DEVICE void store_global16(void* p, unsigned a, unsigned b, unsigned c, unsigned d) {
   asm volatile("st.global.v4.u32 [%0], {%1, %2, %3, %4};\n" ::"l"(p), "r"(a), "r"(b), "r"(c), "r"(d) : "memory");
 }
+// Early start (programmatic dependent launch, sm_90 on; the host's rt::launch_kernel). A kernel
+// that the host may start early calls wait_for_prior_grid() before it touches memory: it
+// returns once the stream's previous kernel has finished and its writes are visible (at once
+// for a kernel launched the ordinary way). A kernel calls allow_early_start() to let the next
+// one's blocks be scheduled while its own still run; that next one still waits for it whole.
+HF_DEVICE void wait_for_prior_grid() {
+#if __CUDA_ARCH__ >= 900
+  asm volatile("griddepcontrol.wait;\n" ::: "memory");
+#endif
+}
+HF_DEVICE void allow_early_start() {
+#if __CUDA_ARCH__ >= 900
+  asm volatile("griddepcontrol.launch_dependents;\n" ::: "memory");
+#endif
+}
 }  // namespace hf
 #elif defined(HIPFUSE_PLATFORM_AMD)
 #include <hip/hip_bf16.h>
@@ -66,6 +81,9 @@ HF_DEVICE float4 load_from_l2(const float4* p) {
 HF_DEVICE void store_global16(void* p, unsigned a, unsigned b, unsigned c, unsigned d) {
   *static_cast<uint4*>(p) = make_uint4(a, b, c, d);
 }
+// No early start here (rt::supports_early_start is false): kernels run in stream order.
+HF_DEVICE void wait_for_prior_grid() {}
+HF_DEVICE void allow_early_start() {}
 }  // namespace hf
 #else
 #error "hipfuse kernels need HIPFUSE_PLATFORM_NVIDIA or HIPFUSE_PLATFORM_AMD"

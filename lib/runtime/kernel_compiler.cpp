@@ -20,10 +20,10 @@ Kernel::~Kernel() {
   if (module_ != nullptr) (void)hipModuleUnload(module_);
 }
 
-hipError_t Kernel::launch(dim3 grid, dim3 block, unsigned shared_bytes, hipStream_t stream, const void* args) const {
+hipError_t Kernel::launch(dim3 grid, dim3 block, unsigned shared_bytes, hipStream_t stream, const void* args,
+                          bool early_start) const {
   void* params[] = {const_cast<void*>(args)};
-  return hipModuleLaunchKernel(function_, grid.x, grid.y, grid.z, block.x, block.y, block.z, shared_bytes, stream,
-                               params, nullptr);
+  return launch_kernel(function_, grid, block, shared_bytes, stream, params, early_start);
 }
 
 KernelCompiler& KernelCompiler::instance() {

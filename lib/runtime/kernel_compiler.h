@@ -39,8 +39,11 @@ class Kernel {
   Kernel(const Kernel&) = delete;
   Kernel& operator=(const Kernel&) = delete;
 
-  // `args` points at the kernel's single by-value struct parameter.
-  hipError_t launch(dim3 grid, dim3 block, unsigned shared_bytes, hipStream_t stream, const void* args) const;
+  // `args` points at the kernel's single by-value struct parameter. `early_start`: the kernel
+  // may start before the stream's previous kernel ends (rt::launch_kernel); only for kernels
+  // that call hf::wait_for_prior_grid() first.
+  hipError_t launch(dim3 grid, dim3 block, unsigned shared_bytes, hipStream_t stream, const void* args,
+                    bool early_start = false) const;
   hipFunction_t function() const { return function_; }
 
  private:

@@ -54,6 +54,17 @@ std::vector<char> rtc_program_code(hiprtcProgram program);
 // Loads a compiled code object; on failure throws with the loader's log.
 hipModule_t load_module(const std::vector<char>& code);
 
+// Launches a loaded kernel; `params` as for hipModuleLaunchKernel. With `early_start` the
+// kernel's blocks may be scheduled while the stream's previous kernel is still running
+// (NVIDIA: programmatic dependent launch), so the launch gap and the previous kernel's last
+// wave overlap its start; the kernel must then call hf::wait_for_prior_grid() before it
+// touches memory (kernels/common/vendor.h). Where the platform cannot start kernels early
+// (supports_early_start), an ordinary launch.
+hipError_t launch_kernel(hipFunction_t kernel, dim3 grid, dim3 block, unsigned shared_bytes, hipStream_t stream,
+                         void** params, bool early_start);
+// Whether kernels built for `arch` may be launched with `early_start` (NVIDIA: sm_90 on).
+bool supports_early_start(const std::string& arch);
+
 // Allows a kernel more than the default dynamic shared memory.
 void set_max_dynamic_shared_memory(hipFunction_t kernel, int bytes);
 

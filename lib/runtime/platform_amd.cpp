@@ -84,6 +84,13 @@ hipModule_t load_module(const std::vector<char>& code) {
   return module;
 }
 
+hipError_t launch_kernel(hipFunction_t kernel, dim3 grid, dim3 block, unsigned shared_bytes, hipStream_t stream,
+                         void** params, bool /*early_start: no early start here*/) {
+  return hipModuleLaunchKernel(kernel, grid.x, grid.y, grid.z, block.x, block.y, block.z, shared_bytes, stream,
+                               params, nullptr);
+}
+bool supports_early_start(const std::string&) { return false; }
+
 void set_max_dynamic_shared_memory(hipFunction_t, int) {}
 
 // No tensor maps: the kernels that would use them (sm_90 warpgroup tiles) never run here.

@@ -194,6 +194,38 @@ hipModule_t load_module(const std::vector<char>& code) {
   return module;
 }
 
+hipError_t launch_kernel(hipFunction_t kernel, dim3 grid, dim3 block, unsigned shared_bytes, hipStream_t stream,
+                         void** params, bool early_start) {
+  if (!early_start) {
+    return hipModuleLaunchKernel(kernel, grid.x, grid.y, grid.z, block.x, block.y, block.z, shared_bytes, stream,
+                                 params, nullptr);
+  }
+  using LaunchEx = CUresult(CUDAAPI*)(const CUlaunchConfig*, CUfunction, void**, void**);
+  static const LaunchEx launch_ex = driver_entry<LaunchEx>("cuLaunchKernelEx");
+  if (launch_ex == nullptr) return hipErrorNotInitialized;
+  CUlaunchAttribute attribute{};
+  attribute.id = CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION;
+  attribute.value.programmaticStreamSerializationAllowed = 1;
+  CUlaunchConfig config{};
+  config.gridDimX = grid.x;
+  config.gridDimY = grid.y;
+  config.gridDimZ = grid.z;
+  config.blockDimX = block.x;
+  config.blockDimY = block.y;
+  config.blockDimZ = block.z;
+  config.sharedMemBytes = shared_bytes;
+  config.hStream = stream;
+  config.attrs = &attribute;
+  config.numAttrs = 1;
+  return hipCUResultTohipError(launch_ex(&config, kernel, params, nullptr));
+}
+
+bool supports_early_start(const std::string& arch) {
+  // sm_XY (XY = major * 10 + minor): griddepcontrol needs compute capability 9.0; kernels
+  // compiled for less compile the waits away.
+  return is_known_arch(arch) && std::stoi(arch.substr(3)) >= 90;
+}
+
 void set_max_dynamic_shared_memory(hipFunction_t kernel, int bytes) {
   CUresult err = cuFuncSetAttribute(kernel, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, bytes);
   if (err != CUDA_SUCCESS) {

@@ -1,5 +1,6 @@
 #include "solvers/bn_tiling.h"
 
+#include "runtime/platform.h"
 #include "solvers/invoker_support.h"
 
 #include <algorithm>
@@ -150,6 +151,7 @@ BnTiling choose_bn_tiling(const TensorDesc& x, BatchNormMode mode, const Target&
     if (t.partials > 1) t.rows_per_partial = ceil_div(t.rows_per_partial, kVectorRows) * kVectorRows;
   }
   t.partials = static_cast<int>(ceil_div(t.rows, t.rows_per_partial));  // no empty partials
+  t.early_start = t.partials > 1 && rt::supports_early_start(target.arch);
   // Forward training over vector-walked planes, one partial: the held walk where a thread's
   // share fits.
   if (kernel == BnKernel::forward_training && t.spatial && !channels_inner && t.partials == 1 &&

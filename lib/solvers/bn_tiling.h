@@ -26,6 +26,8 @@ struct BnTiling {
   int held_units = 0;           // forward training, one partial: the vector units a thread holds from reduce to normalise (0: none)
   int held_in_registers = 0;    // of which in registers; the rest in dynamic shared memory
   std::int64_t columns = 0, rows = 0, rows_per_partial = 0;
+  // The finalize and apply phases start early (rt::launch_kernel), where the target can.
+  bool early_start = false;
 
   int threads() const { return tile_columns * tile_rows; }
   dim3 grid() const;           // reduce and apply phases: column tiles x partials
@@ -56,11 +58,11 @@ hipError_t launch_bn_phases(const rt::Kernel& kernel, const BnTiling& tiling, hi
   if (e != hipSuccess || tiling.partials == 1) return e;
   if (!tiling.apply_merges) {
     args.phase = hf::kBnFinalize;
-    e = kernel.launch(tiling.finalize_grid(), block, 0, stream, &args);
+    e = kernel.launch(tiling.finalize_grid(), block, 0, stream, &args, tiling.early_start);
     if (e != hipSuccess) return e;
   }
   args.phase = hf::kBnApply;
-  return kernel.launch(tiling.grid(), block, 0, stream, &args);
+  return kernel.launch(tiling.grid(), block, 0, stream, &args, tiling.early_start);
 }
 
 }  // namespace hipfuse

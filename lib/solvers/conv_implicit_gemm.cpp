@@ -174,6 +174,9 @@ class ConvImplicitGemmInvoker final : public Invoker {
     std::unique_ptr<DeviceScratch> weights, input;
     unsigned weights_grid = 0;
     dim3 input_grid;
+    // The convolution starts early after a re-layout launch (rt::launch_kernel): its blocks
+    // take the multiprocessors as the re-layout's drain, and wait for its writes.
+    bool early_start = false;
     // Stream-K: partial accumulators (two slots of BM x BN floats per block) and one counter
     // per output tile, zero between launches (the kernel re-zeroes what it used).
     std::unique_ptr<DeviceScratch> stream_k_partials, stream_k_counters;
@@ -241,7 +244,7 @@ class ConvImplicitGemmInvoker final : public Invoker {
     if ((a_map_.used && !a_map_.encode(a.a_map, a.x)) || (b_map_.used && !b_map_.encode(a.b_map, a.w))) {
       return hipErrorInvalidValue;
     }
-    return kernel_->launch(grid_, block_, shared_, stream, &a);
+    return kernel_->launch(grid_, block_, shared_, stream, &a, packing_.early_start);
   }
   int kernel_launches() const override {
     return 1 + (packing_.weights_kernel ? 1 : 0) + (packing_.input_kernel ? 1 : 0);
@@ -418,6 +421,8 @@ std::unique_ptr<Invoker> ConvImplicitGemmSolver::build_with(const FusionPlan& pl
     const auto grid = igemm::relayout_grid(*given, config);
     packing.input_grid = dim3(static_cast<unsigned>(grid[0]), static_cast<unsigned>(grid[1]), static_cast<unsigned>(grid[2]));
   }
+  packing.early_start = (packing.weights_kernel || packing.input_kernel) && config.one_even_wave &&
+                        rt::supports_early_start(target.arch);
   if (config.stream_k_blocks > 0) {
     const std::size_t slots = 2 * static_cast<std::size_t>(config.stream_k_blocks);
     packing.stream_k_partials = std::make_unique<DeviceScratch>(

@@ -291,6 +291,13 @@ int resident_blocks(const Candidate& c, const Config& cfg) {
   return blocks;
 }
 
+// Config::one_even_wave for a matrix tile's grid: the resident count, or one block a
+// multiprocessor at most.
+bool one_even_wave(const Config& cfg, const Candidate& c, int sms) {
+  const std::int64_t blocks = cfg.grid_x * cfg.grid_y, resident = resident_blocks(c, cfg);
+  return blocks == std::int64_t{sms} * resident || (resident == 1 && blocks <= sms);
+}
+
 // K-tiles of the matrix kernel's GEMM (BK = k_chunks 16-byte chunks).
 std::int64_t k_tiles(const Problem& p, const Candidate& c) {
   return ceil_div(p.gemm_k(), block_k(p, c.k_chunks));
@@ -457,6 +464,7 @@ Config make_config(const Problem& p, const Candidate& c, int sms, const Modes& m
     cfg.grid_x = std::min(cfg.grid_x, std::max<std::int64_t>(1, resident / p.groups));
   }
   cfg.grid_y = p.groups;
+  if (matrix) cfg.one_even_wave = one_even_wave(cfg, c, sms);
   cfg.pack_weight_slices = weight_slices(p, cfg);
   return cfg;
 }
@@ -518,6 +526,7 @@ void use_stream_k(Config& cfg, const Problem& p, const Candidate& c, int sms) {
   const std::int64_t units = cfg.tiles * k_tiles(p, c);
   cfg.stream_k_blocks = static_cast<int>(std::min<std::int64_t>(std::int64_t{sms} * resident_blocks(c, cfg), units));
   cfg.grid_x = cfg.stream_k_blocks;
+  cfg.one_even_wave = one_even_wave(cfg, c, sms);
 }
 
 // Whether stream-K can run `cfg`: a pipelined, non-persistent matrix tile of one group.

@@ -121,6 +121,13 @@ struct Config {
   // x of any filter, stride and padding) rather than read as a pixels x channels matrix.
   bool tma_a_im2col = false;
   int grid_y = 0;           // groups
+  // Matrix kernels whose blocks are all resident from the start, as many on every
+  // multiprocessor whatever order they are placed in (persistent grids of the resident count,
+  // or at most one block a multiprocessor). Only those start early after a re-layout
+  // (rt::launch_kernel): blocks placed while the re-layout drains would otherwise pile onto the
+  // multiprocessors it frees first (H200, fp32 NCHW 3x3 256->256 14x14 on SIMT tiles: 457 ->
+  // 548 us, docs/PERF_NOTES.md v22).
+  bool one_even_wave = false;
   std::string source() const { return kernel == Kernel::matrix ? "conv_igemm.hip" : "conv_igemm_simt.hip"; }
   std::string entry() const { return kernel == Kernel::matrix ? "hf_conv_igemm" : "hf_conv_igemm_simt"; }
   std::string describe() const;  // "matrix 128x128 w2x2 s4 A:async16 B:async16 out:k8"

@@ -1,5 +1,7 @@
 // Execute is capture-safe: an invoker launch recorded in a HIP graph replays correctly,
-// for a single-launch family (conv) and a multi-launch one (BN training with partials).
+// for a single-launch family (conv) and multi-launch ones (BN training with partials, a
+// convolution after its input's re-layout), whose later launches start early where the
+// device can (rt::launch_kernel).
 #include "gpu/test_fused_support.h"
 
 using namespace hipfuse;
@@ -7,9 +9,10 @@ using namespace hipfuse::test;
 
 namespace {
 
-void capture_and_replay(std::unique_ptr<FusionPlan> plan, std::uint64_t seed) {
+void capture_and_replay(std::unique_ptr<FusionPlan> plan, std::uint64_t seed, int launches = 0) {
   FusedCase c(std::move(plan), seed, 1.0);
   c.compile();
+  if (launches > 0) REQUIRE(c.invoker().kernel_launches() == launches);
   hipStream_t stream = nullptr;
   HF_REQUIRE_HIP(hipStreamCreate(&stream));
   hipGraph_t graph = nullptr;
@@ -46,4 +49,13 @@ TEST_CASE("fused graph capture: multi-launch BN training and BN backward replay 
   capture_and_replay(PlanBuilder(DataType::float32, {64, 3, 40, 40}, Lay::nhwc).bn_backward(BatchNormMode::spatial)
                          .act_backward(ActivationMode::elu).take(),
                      4002);
+}
+
+TEST_CASE("fused graph capture: an NCHW convolution after its input's re-layout replays from a HIP graph") {
+  ConvGeometry g;
+  g.k = 64;
+  // fp16 NCHW 3x3: the input and the weights re-laid out in one launch, then the GEMM.
+  capture_and_replay(row_plan(Row::cba, DataType::half, Lay::nchw, {4, 64, 20, 20}, g, BatchNormMode::spatial,
+                              ActivationMode::relu),
+                     4003, 2);
 }

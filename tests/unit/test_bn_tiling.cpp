@@ -115,3 +115,17 @@ TEST_CASE("BN tiling: the other layouts keep their walks") {
   padded.strides[0] = 64 * 49 + 4;
   CHECK(choose_bn_tiling(padded, BatchNormMode::spatial, h200(), BnKernel::forward_training).plane_groups);
 }
+
+TEST_CASE("BN tiling: phases after the first start early on sm_90, not before it") {
+  const BnTiling several = spatial_tiling(DataType::float32, {64, 64, 7, 7});
+  REQUIRE(several.partials > 1);
+  CHECK(several.early_start);
+  const BnTiling one = spatial_tiling(DataType::float32, {64, 2048, 7, 7});
+  REQUIRE(one.partials == 1);
+  CHECK_FALSE(one.early_start);  // a single launch: nothing to overlap
+  Target ampere = h200();
+  ampere.arch = "sm_80";
+  CHECK_FALSE(choose_bn_tiling(packed(DataType::float32, {64, 64, 7, 7}, Lay::nchw), BatchNormMode::spatial, ampere,
+                               BnKernel::forward_training)
+                  .early_start);
+}

@@ -894,6 +894,30 @@ TEST_CASE("igemm: stream-K: forced only, the resident blocks, at most one per k-
   CHECK(ConvImplicitGemmSolver::config_for(*make_plan(tiny), sm90(), "128x64k64p/sk").stream_k_blocks == 0);
 }
 
+TEST_CASE("igemm: one even wave: the grids that may start early after a re-layout") {
+  const auto nchw = [](DataType type, int c, int hw, int k, int r, const std::string& tile = {}) {
+    return ConvImplicitGemmSolver::config_for(*make_plan(reference_layer(type, Layout::nchw, c, hw, k, r)), sm90(), tile);
+  };
+  // Persistent: the resident count (3x3 64->64 56x56, wg128x64p, x re-laid out).
+  const igemm::Config persistent = nchw(DataType::half, 64, 56, 64, 3);
+  CHECK(persistent.pack_input);
+  CHECK(persistent.tile.persistent);
+  CHECK(persistent.one_even_wave);
+  // One block a multiprocessor: wg192x128 on 3x3 256->256 14x14, 132 tiles on 132 SMs.
+  const igemm::Config one_each = nchw(DataType::half, 256, 14, 256, 3);
+  CHECK_FALSE(one_each.tile.persistent);
+  CHECK(one_each.grid_x * one_each.grid_y == 132);
+  CHECK(one_each.one_even_wave);
+  // More tiles than resident blocks, or several blocks a multiprocessor in part of a wave: the
+  // SIMT tiles (fp32) and a non-persistent mma.sync tile.
+  CHECK_FALSE(nchw(DataType::float32, 256, 14, 256, 3).one_even_wave);
+  CHECK_FALSE(nchw(DataType::half, 64, 56, 64, 3, "128x64").one_even_wave);
+  // Stream-K: its blocks are the resident count.
+  const igemm::Config sk = nchw(DataType::half, 256, 14, 256, 3, "/sk");
+  REQUIRE(sk.stream_k_blocks > 0);
+  CHECK(sk.one_even_wave);
+}
+
 TEST_CASE("igemm: BK 64 tiles: shared memory, stages cut to the k-tiles, sweep-only") {
   struct Expect {
     const char* tile;

@@ -85,6 +85,16 @@ TEST_CASE("architecture names") {
   CHECK(warp_size_for_arch("sm_90") == 32);
 }
 
+TEST_CASE("early start (programmatic dependent launch) from compute capability 9.0") {
+  CHECK(supports_early_start("sm_90"));
+  CHECK(supports_early_start("sm_90a"));
+  CHECK(supports_early_start("sm_100"));
+  CHECK(supports_early_start("sm_120"));
+  CHECK_FALSE(supports_early_start("sm_89"));
+  CHECK_FALSE(supports_early_start("sm_80"));
+  CHECK_FALSE(supports_early_start("gfx90a"));
+}
+
 TEST_CASE("hipRTC compiles the smoke kernel for sm_90 without a GPU") {
   auto options = KernelCompiler::instance().options_for(smoke_request(), "sm_90", 32);
   auto code = rtc_compile(kernel_file("smoke.hip"), kernel_headers(), options);
