@@ -77,6 +77,11 @@ constexpr const char* kMemoryBoundTileGathered = "128x64";
 // and 72.6 against 76.5 (1x1 64->256 56x56), but loses at N = 64 (64->64: 33.3 against 28.0).
 constexpr const char* kMemoryBoundTileAsyncLongK = "128x64";
 constexpr const char* kMemoryBoundTileGatheredWgmma = "wg128x128p";
+// A copied along the pixels (NCHW 1x1) with one k-tile (GEMM K 64) and N >= 128: the same
+// persistent wgmma tile. H200 sweep v22 (docs/PERF_NOTES.md, fp16 NCHW, us, 16-bit staged):
+// 1x1 64->256 56x56 46.4 against 128x64k64p's 53.7 (warp-specialised: 58.2); at N = 64
+// (64->64 56x56) 128x64k64p stays, 20.0 against 23.6.
+constexpr const char* kMemoryBoundTilePixelsWgmma = "wg128x128p";
 // Channels-last 1x1 layers below the wgmma intensity, up to GEMM K 512, whose x and weights
 // tensor maps can read (1x1, stride 1, unpadded) and whose y takes 16-bit staging: the
 // persistent warp-specialised 128x64 wgmma tile, its loader warp running on into the next
@@ -867,8 +872,14 @@ Config choose_config(const Problem& p, int sms, const std::string& force_tile_an
   if (force_tile.empty() && matrix && p.gemm_k() <= 128 && p.gemm_n() >= 64) {
     best = find_tile(kMemoryBoundTileGathered, true);
     const bool half = p.elem != Elem::f32;
-    // A copied by cp.async (along C, or along the pixels of NCHW): the tiles measured on NHWC.
-    if (best != nullptr && make_config(p, *best, sms).a_loader != Loader::gather) {
+    const Loader a_loader = best != nullptr ? make_config(p, *best, sms).a_loader : Loader::gather;
+    const Candidate* pixels_wg = a_loader == Loader::pixels && warpgroup && p.gemm_k() == 64 && p.gemm_n() >= 128
+                                     ? find_tile(kMemoryBoundTilePixelsWgmma, true, true)
+                                     : nullptr;
+    if (pixels_wg != nullptr) {
+      best = pixels_wg;
+    } else if (best != nullptr && a_loader != Loader::gather) {
+      // A copied by cp.async (along C, or along the pixels of NCHW): the tiles measured on NHWC.
       best = find_tile(half && p.gemm_k() > 64 ? kMemoryBoundTileAsyncLongK : kMemoryBoundTileAsync, true);
     } else if (best != nullptr && warpgroup && p.gemm_n() >= 128) {
       // Not under a heavy register-staged A (a prologue, per-element decodes): not measured.

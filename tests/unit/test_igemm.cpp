@@ -202,8 +202,11 @@ TEST_CASE("igemm: the tile heuristic on the reference layers") {
   } layers[] = {
       // memory-bound: stores overlapping the next tile's loads (cp.async A: along C for NHWC,
       // along the pixels for NCHW); NHWC: the persistent warp-specialised wgmma tile, x and
-      // weights by tensor map, 16-bit staged y; without wgmma the most resident blocks
-      {DataType::half, 64, 56, 256, 1, "wg128x64p", "128x64k64p", "128x64k64p"},
+      // weights by tensor map, 16-bit staged y; NCHW (GEMM K 64, N >= 128): the persistent
+      // 2-warpgroup tile; without wgmma the most resident blocks
+      {DataType::half, 64, 56, 256, 1, "wg128x64p", "wg128x128p", "128x64k64p"},
+      // ... but at N = 64 NCHW keeps the mma.sync persistent tile
+      {DataType::half, 64, 56, 64, 1, "wg128x64p", "128x64k64p", "128x64k64p"},
       // 3x3 (A by an im2col map on sm_90): the persistent warp-specialised wgmma tile for 64
       // output channels, mma.sync without wgmma; NCHW: x re-laid out first, then as NHWC
       {DataType::half, 64, 56, 64, 3, "wg128x64p", "wg128x64p", "128x64k64"},
