@@ -10,6 +10,7 @@ usage: scripts/bench.sh BUILD_DIR OUT_DIR [--quick | --full | --set NAME] [--bud
 
   default set: 66 cases, budget 560 s (what the budget does not reach is listed as skipped)
   --set wide:  104 cases (about 12 min);  --quick: the 7 headline cases;  --set na: the 15 NA cases;
+  --set nchw:  the 31 cases of 16-bit NCHW convolutions and NA training;
   --full:      all 336 cases (give it --budget 3600)
 
 OUT_DIR gets PERF.md, summary.json, perf.csv and bench-raw.tar.gz (every raw record and log); the

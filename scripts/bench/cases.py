@@ -256,6 +256,10 @@ SETS["wide"] = SETS["default"] + [
 ]
 # The BN families alone (fp32 NCHW, 5 ResNet-50 shapes each): for work on the NA kernels.
 SETS["na"] = ["na_inference_fp32_nchw", "na_fwd_training_fp32_nchw", "na_bwd_training_fp32_nchw"]
+# The 16-bit NCHW convolutions and the NA training families (fp32 NCHW): for work on the
+# re-layout and the launches that follow it.
+SETS["nchw"] = ["cba_fp16_nchw", "cbna_fp16_nchw", "cba_bf16_nchw", "na_fwd_training_fp32_nchw",
+                "na_bwd_training_fp32_nchw"]
 SETS["full"] = SETS["default"] + [s for s in SPEC_FILES if s not in SETS["default"]]
 
 
