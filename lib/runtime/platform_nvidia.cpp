@@ -196,13 +196,13 @@ hipModule_t load_module(const std::vector<char>& code) {
 
 hipError_t launch_kernel(hipFunction_t kernel, dim3 grid, dim3 block, unsigned shared_bytes, hipStream_t stream,
                          void** params, bool early_start) {
-  if (!early_start) {
+  using LaunchEx = CUresult(CUDAAPI*)(const CUlaunchConfig*, CUfunction, void**, void**);
+  // Drivers before CUDA 12 have no cuLaunchKernelEx: an ordinary launch there.
+  static const LaunchEx launch_ex = driver_entry<LaunchEx>("cuLaunchKernelEx");
+  if (!early_start || launch_ex == nullptr) {
     return hipModuleLaunchKernel(kernel, grid.x, grid.y, grid.z, block.x, block.y, block.z, shared_bytes, stream,
                                  params, nullptr);
   }
-  using LaunchEx = CUresult(CUDAAPI*)(const CUlaunchConfig*, CUfunction, void**, void**);
-  static const LaunchEx launch_ex = driver_entry<LaunchEx>("cuLaunchKernelEx");
-  if (launch_ex == nullptr) return hipErrorNotInitialized;
   CUlaunchAttribute attribute{};
   attribute.id = CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION;
   attribute.value.programmaticStreamSerializationAllowed = 1;

@@ -174,8 +174,9 @@ class ConvImplicitGemmInvoker final : public Invoker {
     std::unique_ptr<DeviceScratch> weights, input;
     unsigned weights_grid = 0;
     dim3 input_grid;
-    // The convolution starts early after a re-layout launch (rt::launch_kernel): its blocks
-    // take the multiprocessors as the re-layout's drain, and wait for its writes.
+    // The convolution starts early after a re-layout launch (rt::launch_kernel) where its grid
+    // is one even wave (Config::one_even_wave): its blocks take the multiprocessors as the
+    // re-layout's blocks drain, then wait for its writes.
     bool early_start = false;
     // Stream-K: partial accumulators (two slots of BM x BN floats per block) and one counter
     // per output tile, zero between launches (the kernel re-zeroes what it used).
