@@ -349,13 +349,18 @@ std::array<std::int64_t, 3> relayout_input_grid(const Problem& p, const Config& 
 // for kWeightValuesPerThread values a thread, or 0 where the grid has no room for them.
 int weight_slices(const Problem& p, const Config& c) {
   if (!c.pack_input || !c.pack_weights) return 0;
-  const std::int64_t cg = c.fold.active() ? c.fold.channels : p.c / p.groups;
-  const std::int64_t values = static_cast<std::int64_t>(p.k) * cg * p.r * (c.fold.active() ? 1 : p.s);
+  const bool folded = c.fold.active();
+  // The weights' values: a filter row of fold.channels values (the width folded in) per
+  // output channel, else Cg * R * S.
+  const std::int64_t per_output_channel = folded ? std::int64_t{c.fold.channels} * p.r
+                                                 : std::int64_t{p.c / p.groups} * p.r * p.s;
+  const std::int64_t values = p.k * per_output_channel;
+  // A slice: a block of the folded 1-D grid, else a z slice of grid x * y blocks.
   const auto grid = relayout_input_grid(p, c);
-  const std::int64_t slice_threads = (c.fold.active() ? 1 : grid[0] * grid[1]) * hf::kPackThreads;
-  const std::int64_t slices = ceil_div(values, slice_threads * kWeightValuesPerThread);
-  const std::int64_t limit = c.fold.active() ? kMaxGridX : kMaxGridZ;
-  return (c.fold.active() ? grid[0] : grid[2]) + slices <= limit ? static_cast<int>(slices) : 0;
+  const std::int64_t slice_blocks = folded ? 1 : grid[0] * grid[1];
+  const std::int64_t slices = ceil_div(values, slice_blocks * hf::kPackThreads * kWeightValuesPerThread);
+  const bool fits = folded ? grid[0] + slices <= kMaxGridX : grid[2] + slices <= kMaxGridZ;
+  return fits ? static_cast<int>(slices) : 0;
 }
 
 Config make_config(const Problem& p, const Candidate& c, int sms, const Modes& modes = {}) {
