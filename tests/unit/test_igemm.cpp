@@ -1005,8 +1005,9 @@ TEST_CASE("igemm: BK 64 tiles: shared memory, stages cut to the k-tiles, sweep-o
 TEST_CASE("igemm: persistent sweep tiles: staging apart from the pipeline, resident blocks") {
   // The memory-bound 1x1 layers of the sweep (batch 64, fp16); {tile, blocks per SM for GEMM
   // K 64 (one k-tile, one stage), for longer K (0: does not fit)}, all with fp32 staging (the
-  // forced tiles' default). The automatic choice takes none of them on NCHW, whose A is copied
-  // along the pixels, and on NHWC wg128x64p warp-specialised and 16-bit staged.
+  // forced tiles' default). The automatic choice takes on NHWC wg128x64p warp-specialised and
+  // 16-bit staged; on NCHW, whose A is copied along the pixels, wg128x128p for GEMM K 64 and
+  // N >= 128 (64->256), none of them elsewhere.
   struct Layer {
     int c, hw, k;
   } layers[] = {{64, 56, 256}, {256, 56, 64}, {64, 56, 64}, {256, 56, 128}, {128, 28, 512}, {512, 28, 128}};
@@ -1026,7 +1027,8 @@ TEST_CASE("igemm: persistent sweep tiles: staging apart from the pipeline, resid
       CHECK((automatic == "wg128x64p") == (layout == Layout::nhwc));
       for (const Expect& e : expect) {
         CAPTURE(e.tile);
-        if (std::string(e.tile) != "wg128x64p") CHECK(automatic != e.tile);
+        const bool nchw_pick = layout == Layout::nchw && l.c == 64 && l.k >= 128 && std::string(e.tile) == "wg128x128p";
+        if (std::string(e.tile) != "wg128x64p") CHECK((automatic == e.tile) == nchw_pick);
         const igemm::Config c = ConvImplicitGemmSolver::config_for(*plan, sm90(), e.tile);
         CAPTURE(c.describe());
         const int blocks = l.c == 64 ? e.blocks_k64 : e.blocks_longer;
@@ -1261,7 +1263,8 @@ TEST_CASE("igemm: warpgroup (wgmma) tiles: sm_90 only, fp16/bf16, stages, aligne
       strided.stride = 2;
       CHECK(std::string(ConvImplicitGemmSolver::config_for(*make_plan(strided), sm90()).tile.name()) != "wg128x64p");
       CHECK(tile_of(Layout::nhwc, 64, 56, 256, sm80()) == "128x64k64p");
-      CHECK(tile_of(Layout::nchw, 64, 56, 256, sm90()) == "128x64k64p");
+      CHECK(tile_of(Layout::nchw, 64, 56, 256, sm90()) == "wg128x128p");  // A along the pixels, K 64, N >= 128
+      CHECK(tile_of(Layout::nchw, 64, 56, 64, sm90()) == "128x64k64p");   // ... N 64
       CHECK(tile_of(Layout::nchw, 128, 28, 512, sm90()) == "128x64");
       CHECK(tile_of(Layout::nchw, 64, 57, 256, sm90()) == "wg128x128p");
       CHECK(tile_of(Layout::nchw, 64, 57, 64, sm90()) == "128x64");
