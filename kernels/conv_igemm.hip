@@ -44,6 +44,7 @@
 // blocks (below).
 #include "common/igemm.h"
 #include "common/igemm_args.h"  // hf::kEpilogueChannelBytes
+#include "common/ready_counters.h"
 
 namespace igemm {
 
@@ -1029,6 +1030,30 @@ static_assert(!kTmaAIm2col || (kTmaA && hfi::AMode == kAsync16 && kCg % BK == 0)
 constexpr unsigned kFullArrivals = kAllTma ? 1u : static_cast<unsigned>(kLoadThreads) + (kTmaB ? 1u : 0u);
 constexpr unsigned kTmaBytes = (kTmaA ? BM * kRowBytes : 0) + (kTmaB ? BN * kRowBytes : 0);
 
+// ---- behind a streamed re-layout (hfi::StreamInput) --------------------------------------
+// The re-layout runs beside this kernel and counts its finished blocks per image
+// (common/ready_counters.h); the tensor-map issuer, the block's only loader thread, waits for
+// the weights once and for each tile's images before copying them, instead of the whole block
+// waiting for the re-layout's launch to end.
+constexpr bool kStreamInput = hfi::StreamInput;
+static_assert(!kStreamInput || (kWarpSpecialized && kAllTma), "a streamed re-layout feeds the tensor-map issuer only");
+constexpr unsigned kPackBlocksPerImage = hfi::PackGridX * hfi::PackGridY;
+
+HF_DEVICE void wait_for_weights(const hf::ConvArgs& args) {
+  if constexpr (hfi::PackWeightSlices > 0) {
+    hf::wait_ready(args.input_ready + kN, hfi::PackWeightSlices * kPackBlocksPerImage);
+  }
+}
+
+// The images the tile's rows lie in (a tile of BM pixels spans one image or a few).
+HF_DEVICE void wait_for_images(const hf::ConvArgs& args, I tile) {
+  const I m0 = tile_m0(tile), m_last = m0 + BM < kM ? m0 + BM - 1 : kM - 1;
+  for (int n = decode_m(m0).n, last = decode_m(m_last).n; n <= last; ++n) {
+    hf::wait_ready(args.input_ready + n, kPackBlocksPerImage);
+  }
+  hf::fence_async_global();  // the re-layout's stores (generic proxy) before the tensor-map copies
+}
+
 template <class A, class B>
 HF_DEVICE void conv_tile_ws(const hf::ConvArgs& args, char* smem, A& a_load, B& b_load) {
   const int tid = static_cast<int>(threadIdx.x);
@@ -1059,10 +1084,12 @@ HF_DEVICE void conv_tile_ws(const hf::ConvArgs& args, char* smem, A& a_load, B& 
       if constexpr (kTmaA) hf::prefetch_tensormap(&args.a_map);
       if constexpr (kTmaB) hf::prefetch_tensormap(&args.b_map);
     }
+    if constexpr (kStreamInput) wait_for_weights(args);
     int i = 0;  // the block's k-tiles so far
     for (I tile = first_tile; tile < kTiles; tile += tile_step) {
       if constexpr (!kTmaA) a_load.init(tile_m0(tile), group, tid - kThreads);
       if constexpr (!kTmaB) b_load.init(tile_n0(tile), group, tid - kThreads);
+      if constexpr (kStreamInput) wait_for_images(args, tile);
       // The boxes' origins: (channel, pixel) in x, (kk, output channel) in the weights. Rows of
       // the next group past this one's N are multiplied but never stored.
       const int a_channel = group * kCg, a_pixel = static_cast<int>(tile_m0(tile));
@@ -1095,6 +1122,7 @@ HF_DEVICE void conv_tile_ws(const hf::ConvArgs& args, char* smem, A& a_load, B& 
       }
     }
     if constexpr (!kAllTma) hf::cp_async_wait<0>();  // no copies pending when the warp exits
+    if constexpr (kStreamInput) hf::retire_ready(args.input_ready, kN, gridDim.x * gridDim.y);
     return;
   }
 
@@ -1128,7 +1156,9 @@ HF_DEVICE void conv_tile_ws(const hf::ConvArgs& args, char* smem, A& a_load, B& 
 
 HF_KERNEL void __launch_bounds__(igemm::kBlockThreads, hfi::MinBlocks) hf_conv_igemm(const HF_GRID_CONSTANT hf::ConvArgs args) {
   using namespace igemm;
-  hf::wait_for_prior_grid();  // x and the weights may come from the re-layout launched just before
+  // x and the weights may come from the re-layout launched just before: wait for it whole, or
+  // (streamed) image by image in the loader.
+  if constexpr (!kStreamInput) hf::wait_for_prior_grid();
   extern __shared__ uint4 smem_words[];  // 16-byte aligned
   char* smem = reinterpret_cast<char*>(smem_words);
   // wgmma's swizzled operands: 1024-byte aligned stages (the host adds the 1 KB of slack).

@@ -18,6 +18,7 @@
 #include "common/geometry.h"
 #include "common/igemm_args.h"
 #include "common/pointwise_chain.h"
+#include "common/ready_counters.h"
 #include "common/vendor.h"
 #include "hf_igemm.h"
 #include "hf_plan.h"
@@ -365,27 +366,42 @@ HF_DEVICE void fold_width(const hf::IgemmPackArgs& args) {
   }
 }
 
+// The register transpose's tile (pixel tile `tile_x`, channel tile `tile_y`) of image n: each
+// thread its block of kMaxLanes channels x BlockPixels pixels.
+template <int BlockPixels>
+HF_DEVICE void transpose_tile(const hf::IgemmPackArgs& args, unsigned tile_x, unsigned tile_y, hf::index_t n) {
+  const int lane = static_cast<int>(threadIdx.x) % 32, warp = static_cast<int>(threadIdx.x) / 32;
+  const hf::index_t c = static_cast<hf::index_t>(tile_y) * kChannels + (lane / 4) * kMaxLanes;
+  const hf::index_t hw = static_cast<hf::index_t>(tile_x) * kPixels + (warp * 4 + lane % 4) * BlockPixels;
+  // C and H*W are multiples of the block's sides (the host's choice): whole blocks or none.
+  if (c >= Src::C || hw >= kHW) return;
+  if (reinterpret_cast<unsigned long long>(args.src) % (BlockPixels * sizeof(T)) == 0) {
+    transpose_block<BlockPixels, true>(args, n, c, hw);
+  } else {
+    transpose_block<BlockPixels, false>(args, n, c, hw);
+  }
+}
+
+// Block `block` of the `blocks` that re-lay out the weights alongside x (kWeightSlices): its
+// threads' share of the values, grid-stride.
+HF_DEVICE void pack_weights_share(const hf::IgemmPackArgs& args, hf::index_t block, hf::index_t blocks) {
+  const hf::index_t threads = blocks * hf::kPackThreads;
+  for (hf::index_t i = block * hf::kPackThreads + threadIdx.x; i < hf_plan::WGeom::elements; i += threads) {
+    pack_weight(args.weights_src, args.weights_dst, i);
+  }
+}
+
 // The whole of one block's work, in the host's mode (FoldS: hfi::FoldS, BlockPixels:
 // kBlockPixels). A template, so that the modes not taken are not compiled (the shared tile
 // would not fit the register mode's).
 template <int FoldS, int BlockPixels>
 HF_DEVICE void pack_input(const hf::IgemmPackArgs& args) {
-  const unsigned long long src = reinterpret_cast<unsigned long long>(args.src);
   if constexpr (FoldS > 0) {
     fold_width<FoldS>(args);
   } else if constexpr (BlockPixels > 0) {
-    const int lane = static_cast<int>(threadIdx.x) % 32, warp = static_cast<int>(threadIdx.x) / 32;
-    const hf::index_t n = image();
-    const hf::index_t c = static_cast<hf::index_t>(blockIdx.y) * kChannels + (lane / 4) * kMaxLanes;
-    const hf::index_t hw = static_cast<hf::index_t>(blockIdx.x) * kPixels + (warp * 4 + lane % 4) * BlockPixels;
-    // C and H*W are multiples of the block's sides (the host's choice): whole blocks or none.
-    if (c >= Src::C || hw >= kHW) return;
-    if (src % (BlockPixels * sizeof(T)) == 0) {
-      transpose_block<BlockPixels, true>(args, n, c, hw);
-    } else {
-      transpose_block<BlockPixels, false>(args, n, c, hw);
-    }
+    transpose_tile<BlockPixels>(args, blockIdx.x, blockIdx.y, image());
   } else {
+    const unsigned long long src = reinterpret_cast<unsigned long long>(args.src);
     alignas(16) __shared__ float tile[kChannels][kPixels + 1];
     constexpr unsigned kPixelBytes = kPixelLanes * sizeof(T);
     if constexpr (kPlaneRuns) {
@@ -430,22 +446,45 @@ HF_DEVICE void pack_input(const hf::IgemmPackArgs& args) {
 
 }  // namespace
 
-// Block kPackThreads, grid (ceil(H*W / kPixels), ceil(C / kChannels), N), or 1-D over the folded
-// x's columns (igemm_args.h), with the weights' slices first (kWeightSlices). The pixel vectors
-// and plane runs need x aligned to their width, checked here; the scratch always is.
-HF_KERNEL void __launch_bounds__(hf::kPackThreads) hf_igemm_pack_input(hf::IgemmPackArgs args) {
-  hf::allow_early_start();  // the convolution's blocks may take the multiprocessors this launch frees
-  if constexpr (kWeightSlices > 0) {
-    constexpr bool kFolded = hfi::FoldS > 0;
-    if ((kFolded ? blockIdx.x : blockIdx.z) < kWeightSlices) {  // the weights, grid-stride over these blocks
-      const hf::index_t block = kFolded ? blockIdx.x : (blockIdx.z * gridDim.y + blockIdx.y) * gridDim.x + blockIdx.x;
-      const hf::index_t threads =
-          static_cast<hf::index_t>(kWeightSlices) * (kFolded ? 1 : gridDim.x * gridDim.y) * hf::kPackThreads;
-      for (hf::index_t i = block * hf::kPackThreads + threadIdx.x; i < hf_plan::WGeom::elements; i += threads) {
-        pack_weight(args.weights_src, args.weights_dst, i);
+// hfi::StreamInput: the launch's blocks (PackGridX x PackGridY x (kWeightSlices + N), the
+// weights' slices first, then image by image) walked in that order by a persistent grid that
+// runs beside the GEMM (a block or two a multiprocessor), each counted in args.ready once done
+// (common/ready_counters.h) so that the GEMM multiplies an image as soon as it is re-laid out.
+// Register transposes only (the host's choice).
+HF_DEVICE void pack_input_streamed(const hf::IgemmPackArgs& args) {
+  if constexpr (hfi::StreamInput && hfi::FoldS == 0 && kBlockPixels > 0) {
+    constexpr unsigned kPerImage = hfi::PackGridX * hfi::PackGridY;
+    constexpr unsigned kBlocks = kPerImage * (kWeightSlices + static_cast<unsigned>(Src::N));
+    for (unsigned v = blockIdx.x; v < kBlocks; v += gridDim.x) {
+      const unsigned z = v / kPerImage;
+      if (z < kWeightSlices) {
+        pack_weights_share(args, v, kWeightSlices * kPerImage);
+      } else {
+        transpose_tile<kBlockPixels>(args, v % hfi::PackGridX, v / hfi::PackGridX % hfi::PackGridY, z - kWeightSlices);
       }
-      return;
+      __syncthreads();  // every thread's stores before the count
+      if (threadIdx.x == 0) hf::count_ready(args.ready + (z < kWeightSlices ? Src::N : z - kWeightSlices));
     }
   }
-  pack_input<hfi::FoldS, kBlockPixels>(args);
+}
+
+// Block kPackThreads, grid (ceil(H*W / kPixels), ceil(C / kChannels), N), or 1-D over the folded
+// x's columns (igemm_args.h), with the weights' slices first (kWeightSlices); hfi::StreamInput:
+// a persistent 1-D grid (pack_input_streamed). The pixel vectors and plane runs need x aligned
+// to their width, checked here; the scratch always is.
+HF_KERNEL void __launch_bounds__(hf::kPackThreads) hf_igemm_pack_input(hf::IgemmPackArgs args) {
+  hf::allow_early_start();  // the convolution's blocks may take the multiprocessors this launch frees
+  if constexpr (hfi::StreamInput) {
+    pack_input_streamed(args);
+  } else {
+    if constexpr (kWeightSlices > 0) {
+      constexpr bool kFolded = hfi::FoldS > 0;
+      if ((kFolded ? blockIdx.x : blockIdx.z) < kWeightSlices) {  // the weights, grid-stride over these blocks
+        const hf::index_t block = kFolded ? blockIdx.x : (blockIdx.z * gridDim.y + blockIdx.y) * gridDim.x + blockIdx.x;
+        pack_weights_share(args, block, static_cast<hf::index_t>(kWeightSlices) * (kFolded ? 1 : gridDim.x * gridDim.y));
+        return;
+      }
+    }
+    pack_input<hfi::FoldS, kBlockPixels>(args);
+  }
 }

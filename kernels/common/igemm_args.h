@@ -18,7 +18,13 @@ struct IgemmPackArgs {
   ChainArgs chain;
   const void* weights_src;
   void* weights_dst;
+  // hfi::StreamInput only: the ready counters (common/ready_counters.h) this launch counts its
+  // finished blocks in, for the GEMM running beside it.
+  unsigned int* ready;
 };
+
+// The ready counters' slots past the N images' (common/ready_counters.h): the weights', the GEMM's.
+constexpr int kReadyCounterSlots = 2;
 
 // hf_igemm_pack_input: kPackThreads threads a block. Its shared tile holds kPackTileElements
 // values, up to 64 channels by kPackTileElements / that many pixels; its register blocks make a

@@ -52,6 +52,21 @@ HF_DEVICE void allow_early_start() {
   asm volatile("griddepcontrol.launch_dependents;\n" ::: "memory");
 #endif
 }
+// Flags between the blocks of kernels running at once (kernels/common/ready_counters.h): a
+// counter read with acquire semantics at device scope; a short pause between polls; the
+// generic proxy's writes made visible to this thread's later tensor-map copies (async proxy).
+HF_DEVICE unsigned load_acquire(const unsigned* p) {
+  unsigned v;
+  asm volatile("ld.acquire.gpu.global.u32 %0, [%1];\n" : "=r"(v) : "l"(p) : "memory");
+  return v;
+}
+HF_DEVICE void pause() { __nanosleep(64); }
+HF_DEVICE void fence_async_global() {
+#if __CUDA_ARCH__ >= 900
+  asm volatile("fence.proxy.async.global;\n" ::: "memory");
+#endif
+}
+HF_DEVICE void trap() { __trap(); }
 }  // namespace hf
 #elif defined(HIPFUSE_PLATFORM_AMD)
 #include <hip/hip_bf16.h>
@@ -84,6 +99,12 @@ HF_DEVICE void store_global16(void* p, unsigned a, unsigned b, unsigned c, unsig
 // No early start here (rt::supports_early_start is false): kernels run in stream order.
 HF_DEVICE void wait_for_prior_grid() {}
 HF_DEVICE void allow_early_start() {}
+HF_DEVICE unsigned load_acquire(const unsigned* p) {
+  return __hip_atomic_load(p, __ATOMIC_ACQUIRE, __HIP_MEMORY_SCOPE_AGENT);
+}
+HF_DEVICE void pause() { __builtin_amdgcn_s_sleep(1); }
+HF_DEVICE void fence_async_global() {}  // no tensor-map copies
+HF_DEVICE void trap() { __builtin_trap(); }
 }  // namespace hf
 #else
 #error "hipfuse kernels need HIPFUSE_PLATFORM_NVIDIA or HIPFUSE_PLATFORM_AMD"

@@ -68,6 +68,11 @@ bool supports_early_start(const std::string& arch);
 // Allows a kernel more than the default dynamic shared memory.
 void set_max_dynamic_shared_memory(hipFunction_t kernel, int bytes);
 
+// Asks that a multiprocessor running `kernel` keep the most of its L1 / shared memory as shared
+// memory, though the kernel uses little: a kernel that needs much can then run beside it
+// (a multiprocessor changes the split only once idle). A no-op where shared memory is apart.
+void prefer_shared_memory(hipFunction_t kernel);
+
 // A 2-D tensor map (128 bytes at `map`, 64-byte aligned at least: hf::TensorMap) over `rows` rows of
 // `columns` 16-bit values starting at `base`, rows `row_stride_bytes` apart, that copies boxes
 // of `box_columns` x `box_rows` values (box_columns * 2 = 128 bytes) into shared memory with

@@ -92,6 +92,7 @@ hipError_t launch_kernel(hipFunction_t kernel, dim3 grid, dim3 block, unsigned s
 bool supports_early_start(const std::string&) { return false; }
 
 void set_max_dynamic_shared_memory(hipFunction_t, int) {}
+void prefer_shared_memory(hipFunction_t) {}  // LDS is not carved out of the L1
 
 // No tensor maps: the kernels that would use them (sm_90 warpgroup tiles) never run here.
 bool encode_tensor_map_2d(void*, const void*, std::uint64_t, std::uint64_t, std::uint64_t, unsigned, unsigned) {

@@ -233,6 +233,11 @@ void set_max_dynamic_shared_memory(hipFunction_t kernel, int bytes) {
   }
 }
 
+void prefer_shared_memory(hipFunction_t kernel) {
+  CUresult err = cuFuncSetAttribute(kernel, CU_FUNC_ATTRIBUTE_PREFERRED_SHARED_MEMORY_CARVEOUT, CU_SHAREDMEM_CARVEOUT_MAX_SHARED);
+  if (err != CUDA_SUCCESS) fail(Status::internal_error, "cannot set the kernel's shared memory carveout");
+}
+
 bool encode_tensor_map_2d(void* map, const void* base, std::uint64_t columns, std::uint64_t rows,
                           std::uint64_t row_stride_bytes, unsigned box_columns, unsigned box_rows) {
   static_assert(sizeof(CUtensorMap) == 128, "hf::TensorMap (128 bytes, 128-byte aligned) mirrors CUtensorMap");

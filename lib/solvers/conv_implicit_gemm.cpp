@@ -181,6 +181,10 @@ class ConvImplicitGemmInvoker final : public Invoker {
     // Stream-K: partial accumulators (two slots of BM x BN floats per block) and one counter
     // per output tile, zero between launches (the kernel re-zeroes what it used).
     std::unique_ptr<DeviceScratch> stream_k_partials, stream_k_counters;
+    // The re-layout streamed beside the GEMM (Config::stream_input): its ready counters, zero
+    // between launches (kernels/common/ready_counters.h: the GEMM re-zeroes them).
+    std::unique_ptr<DeviceScratch> ready_counters;
+    std::size_t ready_counter_bytes = 0;
   };
 
   ConvImplicitGemmInvoker(std::shared_ptr<const rt::Kernel> kernel, Packing packing, const igemm::Config& config,
@@ -238,14 +242,21 @@ class ConvImplicitGemmInvoker final : public Invoker {
         p.weights_dst = packing_.weights->data();
         a.w = packing_.weights->data();
       }
+      if (packing_.ready_counters) p.ready = a.input_ready = ready_counters();
+      a.x = packing_.input->data();
+      // Encoded before the re-layout's launch: a streamed re-layout must not run without its GEMM.
+      if (!encode_maps(a)) return hipErrorInvalidValue;
       const hipError_t e = packing_.input_kernel->launch(packing_.input_grid, dim3(hf::kPackThreads), 0, stream, &p);
       if (e != hipSuccess) return e;
-      a.x = packing_.input->data();
-    }
-    if ((a_map_.used && !a_map_.encode(a.a_map, a.x)) || (b_map_.used && !b_map_.encode(a.b_map, a.w))) {
+    } else if (!encode_maps(a)) {
       return hipErrorInvalidValue;
     }
-    return kernel_->launch(grid_, block_, shared_, stream, &a, packing_.early_start);
+    const hipError_t e = kernel_->launch(grid_, block_, shared_, stream, &a, packing_.early_start);
+    // A streamed re-layout without its GEMM leaves its counts behind: zero them for the next launch.
+    if (e != hipSuccess && packing_.ready_counters) {
+      (void)hipMemsetAsync(ready_counters(), 0, packing_.ready_counter_bytes, stream);
+    }
+    return e;
   }
   int kernel_launches() const override {
     return 1 + (packing_.weights_kernel ? 1 : 0) + (packing_.input_kernel ? 1 : 0);
@@ -253,6 +264,10 @@ class ConvImplicitGemmInvoker final : public Invoker {
 
  private:
   static bool aligned(const void* p, std::size_t bytes) { return reinterpret_cast<std::uintptr_t>(p) % bytes == 0; }
+  bool encode_maps(hf::ConvArgs& a) const {
+    return (!a_map_.used || a_map_.encode(a.a_map, a.x)) && (!b_map_.used || b_map_.encode(a.b_map, a.w));
+  }
+  unsigned int* ready_counters() const { return reinterpret_cast<unsigned int*>(packing_.ready_counters->data()); }
 
   std::shared_ptr<const rt::Kernel> kernel_;
   Packing packing_;  // scratch shared by executions (one stream): re-laid-out operands, stream-K partials
@@ -424,6 +439,16 @@ std::unique_ptr<Invoker> ConvImplicitGemmSolver::build_with(const FusionPlan& pl
   }
   packing.early_start = (packing.weights_kernel || packing.input_kernel) && config.one_even_wave &&
                         rt::supports_early_start(target.arch);
+  if (config.stream_input) {
+    // The re-layout takes the multiprocessors first: left to its own needs (no shared memory),
+    // it would leave them too little for the GEMM's blocks to join it until it drains.
+    rt::prefer_shared_memory(packing.input_kernel->function());
+    const std::size_t bytes = static_cast<std::size_t>(x.lengths[0] + hf::kReadyCounterSlots) * sizeof(unsigned int);
+    packing.ready_counters = std::make_unique<DeviceScratch>(target.device, bytes);
+    packing.ready_counter_bytes = bytes;
+    const hipError_t e = hipMemset(packing.ready_counters->data(), 0, bytes);
+    if (e != hipSuccess) fail(Status::internal_error, std::string("cannot zero the ready counters: ") + hipGetErrorString(e));
+  }
   if (config.stream_k_blocks > 0) {
     const std::size_t slots = 2 * static_cast<std::size_t>(config.stream_k_blocks);
     packing.stream_k_partials = std::make_unique<DeviceScratch>(

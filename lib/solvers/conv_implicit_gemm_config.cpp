@@ -722,6 +722,7 @@ std::string Config::describe() const {
   s += " A:" + loader(a_loader, a_pixel_lanes) + (fold.active() ? "(folded)" : pack_input ? "(packed)" : "") +
        " B:" + loader(b_loader, 0) +
        (pack_weights ? (pack_weight_slices > 0 ? "(packed with x)" : "(packed)") : "") +
+       (stream_input ? " streamed(" + std::to_string(pack_blocks) + " blocks)" : "") +
        " out:" + (out_along_k ? "k" : "m") + std::to_string(out_vec);
   if (index64) s += " i64";
   return s;
@@ -836,10 +837,25 @@ Problem folded(const Problem& p, const WidthFold& fold) {
 }
 
 std::array<std::int64_t, 3> relayout_grid(const Problem& p, const Config& c) {
+  if (c.stream_input) return {c.pack_blocks, 1, 1};
   auto grid = relayout_input_grid(p, c);
   grid[c.fold.active() ? 0 : 2] += c.pack_weight_slices;
   return grid;
 }
+
+namespace {
+
+// Config::stream_input where it applies. The re-layout's persistent grid: two blocks a
+// multiprocessor beside a GEMM of one block there, else one (a re-layout block of 256 threads
+// at <= 64 registers fits beside the heuristic's wgmma tiles: at most 43,264 of the 65,536
+// registers for one wg192x128 block or two wg128x64p blocks).
+void use_streamed_input(Config& cfg, const Candidate& c, int sms) {
+  cfg.stream_input = cfg.pack_input && cfg.pack_block_lanes > 0 && !cfg.fold.active() && cfg.warp_specialized &&
+                     cfg.tma_a && cfg.tma_b && cfg.one_even_wave;
+  if (cfg.stream_input) cfg.pack_blocks = sms * (resident_blocks(c, cfg) == 1 ? 2 : 1);
+}
+
+}  // namespace
 
 Config choose_config(const Problem& p, int sms, const std::string& force_tile_and_mode, bool warpgroup_mma) {
   if (sms <= 0) sms = kDefaultMultiprocessors;
@@ -972,6 +988,7 @@ Config choose_config(const Problem& p, int sms, const std::string& force_tile_an
   modes.im2col = has_mode("im2col") || im2col_pick;
   Config cfg = make_config(p, *best, sms, modes);
   if (stream_k) use_stream_k(cfg, p, *best, sms);
+  if (!has_mode("serial")) use_streamed_input(cfg, *best, sms);
   return cfg;
 }
 
@@ -998,6 +1015,11 @@ std::string generate_header(const Problem& p, const Config& c) {
        ";  // its register blocks' pixels (0: a shared-memory tile)\n";
   s += "constexpr int PackWeightSlices = " + std::to_string(c.pack_weight_slices) +
        ";  // the weights re-laid out in hf_igemm_pack_input's first slices (0: a launch of their own)\n";
+  const auto pack_grid = c.pack_input && !c.fold.active() ? relayout_input_grid(p, c) : std::array<std::int64_t, 3>{1, 1, 1};
+  s += "constexpr bool StreamInput = " + b(c.stream_input) +
+       ";  // the re-layout runs beside the GEMM, counting images done\n";
+  s += "constexpr unsigned PackGridX = " + std::to_string(pack_grid[0]) + ", PackGridY = " + std::to_string(pack_grid[1]) +
+       ";  // the re-layout's blocks per image\n";
   s += "constexpr int FoldS = " + std::to_string(c.fold.s) + ", FoldStrideW = " + std::to_string(c.fold.stride) +
        ", FoldPadW = " + std::to_string(c.fold.pad) + ", FoldDilationW = " + std::to_string(c.fold.dilation) +
        ";  // x's width windows folded into channels (FoldS 0: not)\n";

@@ -310,6 +310,46 @@ TEST_CASE("igemm: NCHW input re-layout: every access width, partial tiles, misal
   }
 }
 
+// The re-layout streamed beside its GEMM (igemm::Config::stream_input): the GEMM's loader waits
+// for each tile's images instead of the re-layout's launch. Tiles straddling images (stride 2,
+// 196 output pixels an image), the three heuristic tiles it feeds (wg128x128p, two wg128x64p a
+// multiprocessor, the non-persistent wg192x128), a prologue applied by the re-layout, executions
+// back to back (the GEMM's last block re-zeroes the counters for the next), x one element off
+// alignment (the scalar transposes), and "/serial" (the whole re-layout first) for comparison.
+TEST_CASE("igemm: streamed NCHW re-layout: tiles across images, back-to-back executions, misaligned x") {
+  if (!igemm::has_warpgroup_mma(device_target().arch)) {
+    MESSAGE("no wgmma on " << device_target().arch << ": skipped");
+    return;
+  }
+  const Shape shapes[] = {
+      {64, 128, 28, 28, 128, 3, 3, 1, 2},  // wg128x128p, two re-layout blocks a multiprocessor
+      {64, 64, 32, 32, 64, 3, 3, 1, 1},    // wg128x64p, two GEMM blocks and one re-layout block a multiprocessor
+      {64, 256, 14, 14, 256, 3, 3, 1, 1},  // wg192x128, a tile a block
+  };
+  std::uint64_t seed = 7100;
+  int streamed = 0;
+  for (DataType type : {DataType::half, DataType::bfloat16}) {
+    for (const Shape& sh : shapes) {
+      for (Epi epi : {Epi::cbna, Epi::prologue}) {
+        for (const char* mode : {"", "/serial"}) {
+          IgemmRun run(type, Lay::nchw, sh, epi, false, seed++);
+          const igemm::Config config = run.config(mode);
+          CAPTURE(config.describe());
+          CHECK(config.stream_input == (*mode == '\0'));
+          streamed += config.stream_input ? 1 : 0;
+          auto invoker = run.build(config);
+          run.poison();
+          for (int i = 0; i < 3; ++i) HF_REQUIRE_HIP(run.launch(*invoker));
+          HF_REQUIRE_HIP(hipDeviceSynchronize());
+          run.check(false, 20000);
+          check_with_x_copy(run, *invoker, type, true, false);  // after a launch: counters re-zeroed
+        }
+      }
+    }
+  }
+  CHECK(streamed == 12);
+}
+
 // Few input channels (C <= 4): the filter width folded into the channels by the re-layout
 // (igemm::WidthFold), zero past S*C and where a window leaves x, the weights folded alike;
 // C from 1 to 4, filters from 2 to 7 wide, strides, pads up to past the filter, dilation,
