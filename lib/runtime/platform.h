@@ -73,6 +73,9 @@ void set_max_dynamic_shared_memory(hipFunction_t kernel, int bytes);
 // (a multiprocessor changes the split only once idle). A no-op where shared memory is apart.
 void prefer_shared_memory(hipFunction_t kernel);
 
+// Registers a thread of `kernel` uses, as compiled.
+int registers_per_thread(hipFunction_t kernel);
+
 // A 2-D tensor map (128 bytes at `map`, 64-byte aligned at least: hf::TensorMap) over `rows` rows of
 // `columns` 16-bit values starting at `base`, rows `row_stride_bytes` apart, that copies boxes
 // of `box_columns` x `box_rows` values (box_columns * 2 = 128 bytes) into shared memory with

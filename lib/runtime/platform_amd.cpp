@@ -93,6 +93,13 @@ bool supports_early_start(const std::string&) { return false; }
 
 void set_max_dynamic_shared_memory(hipFunction_t, int) {}
 void prefer_shared_memory(hipFunction_t) {}  // LDS is not carved out of the L1
+int registers_per_thread(hipFunction_t kernel) {
+  int registers = 0;
+  if (hipFuncGetAttribute(&registers, HIP_FUNC_ATTRIBUTE_NUM_REGS, kernel) != hipSuccess) {
+    fail(Status::internal_error, "cannot read the kernel's register count");
+  }
+  return registers;
+}
 
 // No tensor maps: the kernels that would use them (sm_90 warpgroup tiles) never run here.
 bool encode_tensor_map_2d(void*, const void*, std::uint64_t, std::uint64_t, std::uint64_t, unsigned, unsigned) {

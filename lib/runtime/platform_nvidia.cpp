@@ -238,6 +238,14 @@ void prefer_shared_memory(hipFunction_t kernel) {
   if (err != CUDA_SUCCESS) fail(Status::internal_error, "cannot set the kernel's shared memory carveout");
 }
 
+int registers_per_thread(hipFunction_t kernel) {
+  int registers = 0;
+  if (cuFuncGetAttribute(&registers, CU_FUNC_ATTRIBUTE_NUM_REGS, kernel) != CUDA_SUCCESS) {
+    fail(Status::internal_error, "cannot read the kernel's register count");
+  }
+  return registers;
+}
+
 bool encode_tensor_map_2d(void* map, const void* base, std::uint64_t columns, std::uint64_t rows,
                           std::uint64_t row_stride_bytes, unsigned box_columns, unsigned box_rows) {
   static_assert(sizeof(CUtensorMap) == 128, "hf::TensorMap (128 bytes, 128-byte aligned) mirrors CUtensorMap");

@@ -408,6 +408,29 @@ std::unique_ptr<Invoker> ConvImplicitGemmSolver::build(const FusionPlan& plan, c
   return build_with(plan, target, config_for(plan, target), reports);
 }
 
+namespace {
+
+// Registers of a block of `threads` threads, allocated a warp at a time in steps of 8 a thread.
+int block_registers(const rt::Kernel& kernel, int threads) {
+  const int per_thread = (rt::registers_per_thread(kernel.function()) + 7) / 8 * 8;
+  return (threads + 31) / 32 * 32 * per_thread;
+}
+
+// The streamed re-layout's persistent grid (Config::stream_input): as many of its blocks a
+// multiprocessor as the registers left beside the GEMM's resident blocks hold, at least one
+// (a block that does not fit waits for the GEMM's) and at most two.
+unsigned streamed_relayout_blocks(const igemm::Config& config, const rt::Kernel& gemm, const rt::Kernel& relayout,
+                                  const Target& target) {
+  constexpr int kRegistersPerMultiprocessor = 65536;
+  const std::int64_t sms = multiprocessors_of(target);
+  const std::int64_t gemm_resident = ceil_div(config.grid_x * config.grid_y, sms);
+  const std::int64_t left = kRegistersPerMultiprocessor - gemm_resident * block_registers(gemm, config.threads);
+  const std::int64_t fit = left / block_registers(relayout, hf::kPackThreads);
+  return static_cast<unsigned>(sms * std::clamp<std::int64_t>(fit, 1, 2));
+}
+
+}  // namespace
+
 std::unique_ptr<Invoker> ConvImplicitGemmSolver::build_with(const FusionPlan& plan, const Target& target,
                                                             const igemm::Config& config,
                                                             std::vector<rt::CompileReport>& reports) {
@@ -436,13 +459,16 @@ std::unique_ptr<Invoker> ConvImplicitGemmSolver::build_with(const FusionPlan& pl
     if (!given) fail(Status::unsupported_op, why);
     const auto grid = igemm::relayout_grid(*given, config);
     packing.input_grid = dim3(static_cast<unsigned>(grid[0]), static_cast<unsigned>(grid[1]), static_cast<unsigned>(grid[2]));
+    if (config.stream_input) packing.input_grid = dim3(streamed_relayout_blocks(config, *kernel, *packing.input_kernel, target));
   }
   packing.early_start = (packing.weights_kernel || packing.input_kernel) && config.one_even_wave &&
                         rt::supports_early_start(target.arch);
   if (config.stream_input) {
-    // The re-layout takes the multiprocessors first: left to its own needs (no shared memory),
-    // it would leave them too little for the GEMM's blocks to join it until it drains.
+    // The re-layout takes the multiprocessors first: left to their own needs, the two kernels
+    // would split a multiprocessor's L1 and shared memory differently (the re-layout uses no
+    // shared memory), and the GEMM's blocks could not join the re-layout's until it drained.
     rt::prefer_shared_memory(packing.input_kernel->function());
+    rt::prefer_shared_memory(kernel->function());
     const std::size_t bytes = static_cast<std::size_t>(x.lengths[0] + hf::kReadyCounterSlots) * sizeof(unsigned int);
     packing.ready_counters = std::make_unique<DeviceScratch>(target.device, bytes);
     packing.ready_counter_bytes = bytes;

@@ -722,7 +722,7 @@ std::string Config::describe() const {
   s += " A:" + loader(a_loader, a_pixel_lanes) + (fold.active() ? "(folded)" : pack_input ? "(packed)" : "") +
        " B:" + loader(b_loader, 0) +
        (pack_weights ? (pack_weight_slices > 0 ? "(packed with x)" : "(packed)") : "") +
-       (stream_input ? " streamed(" + std::to_string(pack_blocks) + " blocks)" : "") +
+       (stream_input ? " streamed" : "") +
        " out:" + (out_along_k ? "k" : "m") + std::to_string(out_vec);
   if (index64) s += " i64";
   return s;
@@ -837,7 +837,6 @@ Problem folded(const Problem& p, const WidthFold& fold) {
 }
 
 std::array<std::int64_t, 3> relayout_grid(const Problem& p, const Config& c) {
-  if (c.stream_input) return {c.pack_blocks, 1, 1};
   auto grid = relayout_input_grid(p, c);
   grid[c.fold.active() ? 0 : 2] += c.pack_weight_slices;
   return grid;
@@ -845,14 +844,10 @@ std::array<std::int64_t, 3> relayout_grid(const Problem& p, const Config& c) {
 
 namespace {
 
-// Config::stream_input where it applies. The re-layout's persistent grid: two blocks a
-// multiprocessor beside a GEMM of one block there, else one (a re-layout block of 256 threads
-// at <= 64 registers fits beside the heuristic's wgmma tiles: at most 43,264 of the 65,536
-// registers for one wg192x128 block or two wg128x64p blocks).
-void use_streamed_input(Config& cfg, const Candidate& c, int sms) {
-  cfg.stream_input = cfg.pack_input && cfg.pack_block_lanes > 0 && !cfg.fold.active() && cfg.warp_specialized &&
-                     cfg.tma_a && cfg.tma_b && cfg.one_even_wave;
-  if (cfg.stream_input) cfg.pack_blocks = sms * (resident_blocks(c, cfg) == 1 ? 2 : 1);
+// Config::stream_input where it applies.
+void use_streamed_input(Config& cfg) {
+  cfg.stream_input = cfg.pack_input && cfg.pack_block_lanes > 0 && !cfg.fold.active() && cfg.tile.persistent &&
+                     cfg.warp_specialized && cfg.tma_a && cfg.tma_b && cfg.one_even_wave;
 }
 
 }  // namespace
@@ -988,7 +983,7 @@ Config choose_config(const Problem& p, int sms, const std::string& force_tile_an
   modes.im2col = has_mode("im2col") || im2col_pick;
   Config cfg = make_config(p, *best, sms, modes);
   if (stream_k) use_stream_k(cfg, p, *best, sms);
-  if (!has_mode("serial")) use_streamed_input(cfg, *best, sms);
+  if (!has_mode("serial")) use_streamed_input(cfg);
   return cfg;
 }
 

@@ -128,13 +128,13 @@ struct Config {
   // multiprocessors it frees first (H200, fp32 NCHW 3x3 256->256 14x14 on SIMT tiles: 457 ->
   // 548 us, docs/PERF_NOTES.md v22).
   bool one_even_wave = false;
-  // The re-layout of x runs beside the GEMM instead of before it: a persistent grid of
-  // pack_blocks blocks walks the re-layout's blocks image by image and counts each image done
-  // (kernels/common/ready_counters.h); the GEMM, started early, waits per tile for its images
-  // only. Register-transposing re-layouts into warp-specialised tensor-map GEMMs of one even
-  // wave, where early start exists (sm_90 on).
+  // The re-layout of x runs beside the GEMM instead of before it: a persistent grid (sized by
+  // the invoker from both kernels' registers) walks the re-layout's blocks image by image and
+  // counts each image done (kernels/common/ready_counters.h); the GEMM, started early, waits per
+  // tile for its images only. Register-transposing re-layouts into persistent warp-specialised
+  // tensor-map GEMMs of one even wave, where early start exists (sm_90 on): a block of a
+  // one-tile grid would wait for its images and then run its whole tile anyway.
   bool stream_input = false;
-  int pack_blocks = 0;
   std::string source() const { return kernel == Kernel::matrix ? "conv_igemm.hip" : "conv_igemm_simt.hip"; }
   std::string entry() const { return kernel == Kernel::matrix ? "hf_conv_igemm" : "hf_conv_igemm_simt"; }
   std::string describe() const;  // "matrix 128x128 w2x2 s4 A:async16 B:async16 out:k8"
@@ -149,8 +149,8 @@ Problem folded(const Problem& problem, const WidthFold& fold);
 
 // The input re-layout's grid (hf_igemm_pack_input) for `problem` (as given, not folded) under
 // `config`: (pixel tiles, channel tiles, images), or the folded x's columns' blocks on x; the
-// weights' slices (Config::pack_weight_slices) included. Streamed (Config::stream_input): the
-// persistent grid, (pack_blocks, 1, 1).
+// weights' slices (Config::pack_weight_slices) included. Streamed (Config::stream_input), the
+// blocks that its persistent grid walks.
 std::array<std::int64_t, 3> relayout_grid(const Problem& problem, const Config& config);
 
 // Whether an architecture has the warpgroup matrix instructions (wgmma: sm_90, compiled for

@@ -513,7 +513,7 @@ TEST_CASE("igemm: every tile x data type x layout compiles for sm_90 with hipRTC
       {DataType::half, false, {"wg192x128/ws+im2col", "wg128x128/ws+im2col+s16", "wg128x64p/ws+im2col+s16", "wg128x256/ws+im2col"}},
       {DataType::bfloat16, false, {"wg192x128/ws+im2col+s16", "wg128x128p/ws+im2col", "wg192x128p/ws+im2col+s16"}},
       // the same with NCHW x re-laid out before the GEMM rather than beside it (Config::stream_input)
-      {DataType::half, false, {"wg128x64p/ws+im2col+s16+serial", "wg192x128/ws+im2col+serial"}},
+      {DataType::half, false, {"wg128x64p/ws+im2col+s16+serial", "wg128x128p/ws+im2col+serial"}},
       {DataType::half, false, {"wg128x128p/ws+s16", "wg128x64p/ws+s16", "wg64x128p/ws", "wg128x128p/ws"}, false, true},
       {DataType::bfloat16, false, {"wg128x128p/ws+s16"}, false, true},
       {DataType::half, false, {"wg128x128p/ws", "wg64x128p/ws"}, true},
@@ -926,44 +926,46 @@ TEST_CASE("igemm: one even wave: the grids that may start early after a re-layou
   CHECK(sk.one_even_wave);
 }
 
-TEST_CASE("igemm: streamed re-layout: beside warp-specialised tensor-map GEMMs, its persistent grid, the header") {
+TEST_CASE("igemm: streamed re-layout: beside persistent warp-specialised tensor-map GEMMs, the header") {
   const auto nchw = [](DataType type, int c, int hw, int k, int r, int stride = 1, const std::string& tile = {}) {
     ConvCase cc = reference_layer(type, Layout::nchw, c, hw, k, r);
     cc.stride = stride;
     return std::make_pair(make_plan(cc), ConvImplicitGemmSolver::config_for(*make_plan(cc), sm90(), tile));
   };
-  // 3x3 128->128 56x56 s2 fp16: wg128x128p, one block a multiprocessor, so two re-layout blocks
-  // beside it; the re-layout's own grid is 13 pixel tiles x 2 channel tiles an image.
+  // 3x3 128->128 56x56 s2 fp16: wg128x128p; the re-layout's blocks, 13 pixel tiles x 2 channel
+  // tiles an image, are what its persistent grid walks.
   const auto [plan, s2] = nchw(DataType::half, 128, 56, 128, 3, 2);
   REQUIRE(s2.pack_input);
   REQUIRE(s2.pack_block_lanes > 0);
+  CHECK(s2.tile.persistent);
   CHECK(s2.warp_specialized);
   CHECK(s2.tma_a);
   CHECK(s2.tma_b);
   CHECK(s2.stream_input);
-  CHECK(s2.pack_blocks == 2 * 132);
   const igemm::Problem given = ConvImplicitGemmSolver::gemm_problem_of(*plan, s2);
-  CHECK(igemm::relayout_grid(given, s2) == std::array<std::int64_t, 3>{264, 1, 1});
+  const auto grid = igemm::relayout_grid(given, s2);
+  CHECK(grid[0] == 13);
+  CHECK(grid[1] == 2);
+  CHECK(grid[2] == 64 + s2.pack_weight_slices);
   const std::string header = igemm::generate_header(given, s2);
   CHECK(header.find("StreamInput = true") != std::string::npos);
   CHECK(header.find("PackGridX = 13, PackGridY = 2;") != std::string::npos);
-  CHECK(s2.describe().find("streamed(264 blocks)") != std::string::npos);
-  // "/serial": the re-layout's whole grid before the GEMM, as without streaming.
+  CHECK(s2.describe().find(" streamed") != std::string::npos);
+  // "/serial": the re-layout's whole grid before the GEMM.
   const igemm::Config serial = nchw(DataType::half, 128, 56, 128, 3, 2, "wg128x128p/ws+im2col+s16+serial").second;
   CHECK_FALSE(serial.stream_input);
-  const auto grid = igemm::relayout_grid(given, serial);
-  CHECK(grid[0] == 13);
-  CHECK(grid[1] == 2);
-  CHECK(grid[2] == 64 + serial.pack_weight_slices);
   CHECK(igemm::generate_header(given, serial).find("StreamInput = false") != std::string::npos);
-  // wg128x64p, two blocks a multiprocessor: one re-layout block beside them.
-  const igemm::Config two = nchw(DataType::half, 64, 56, 64, 3).second;
-  CHECK(two.stream_input);
-  CHECK(two.pack_blocks == 132);
-  // Not streamed: cp.async GEMMs (fp32 SIMT, mma.sync), x not re-laid out (NHWC), the shared
-  // tile's re-layout (7x7 planes of 1x1 2048->512), and no wgmma (sm_80).
+  // wg128x64p, two blocks a multiprocessor.
+  CHECK(nchw(DataType::half, 64, 56, 64, 3).second.stream_input);
+  // Not streamed: a tile a block (wg192x128 on 3x3 256->256 14x14), cp.async GEMMs (fp32 SIMT,
+  // mma.sync), x not re-laid out (NHWC), the shared tile's re-layout (7x7 planes of 1x1
+  // 2048->512), and no wgmma (sm_80).
+  const igemm::Config one_tile = nchw(DataType::half, 256, 14, 256, 3).second;
+  CHECK(one_tile.pack_input);
+  CHECK_FALSE(one_tile.tile.persistent);
+  CHECK_FALSE(one_tile.stream_input);
   CHECK_FALSE(nchw(DataType::float32, 256, 14, 256, 3).second.stream_input);
-  CHECK_FALSE(nchw(DataType::half, 64, 56, 64, 3, 1, "128x64").second.stream_input);
+  CHECK_FALSE(nchw(DataType::half, 64, 56, 64, 3, 1, "128x64k64p").second.stream_input);
   CHECK_FALSE(ConvImplicitGemmSolver::config_for(*make_plan(reference_layer(DataType::half, Layout::nhwc, 128, 56, 128, 3)),
                                                  sm90()).stream_input);
   const igemm::Config planes = nchw(DataType::half, 2048, 7, 512, 1).second;
