@@ -410,23 +410,29 @@ std::unique_ptr<Invoker> ConvImplicitGemmSolver::build(const FusionPlan& plan, c
 
 namespace {
 
-// Registers of a block of `threads` threads, allocated a warp at a time in steps of 8 a thread.
-int block_registers(const rt::Kernel& kernel, int threads) {
+// A multiprocessor's registers are four sub-partitions' of 16384, each holding the registers of
+// the warps it runs (a block's warps dealt round the four; a warp's registers allocated in steps
+// of 8 a thread): the most a sub-partition holds of `blocks` blocks of `threads` threads.
+int partition_registers(const rt::Kernel& kernel, int threads, std::int64_t blocks) {
   const int per_thread = (rt::registers_per_thread(kernel.function()) + 7) / 8 * 8;
-  return (threads + 31) / 32 * 32 * per_thread;
+  const std::int64_t warps = blocks * ((threads + 31) / 32);
+  return static_cast<int>((warps + 3) / 4) * 32 * per_thread;
 }
 
 // The streamed re-layout's persistent grid (Config::stream_input): as many of its blocks a
 // multiprocessor as the registers left beside the GEMM's resident blocks hold, at least one
-// (a block that does not fit waits for the GEMM's) and at most two.
+// (a block that does not fit waits for the GEMM's) and at most two. (H200, 3x3 128->128 s2:
+// two blocks of 8 warps at 64 registers beside 9 GEMM warps at 104 fit the 65536 registers but
+// not a sub-partition's 16384, and the GEMM waited for the re-layout.)
 unsigned streamed_relayout_blocks(const igemm::Config& config, const rt::Kernel& gemm, const rt::Kernel& relayout,
                                   const Target& target) {
-  constexpr int kRegistersPerMultiprocessor = 65536;
+  constexpr int kPartitionRegisters = 16384;
   const std::int64_t sms = multiprocessors_of(target);
   const std::int64_t gemm_resident = ceil_div(config.grid_x * config.grid_y, sms);
-  const std::int64_t left = kRegistersPerMultiprocessor - gemm_resident * block_registers(gemm, config.threads);
-  const std::int64_t fit = left / block_registers(relayout, hf::kPackThreads);
-  return static_cast<unsigned>(sms * std::clamp<std::int64_t>(fit, 1, 2));
+  const int left = kPartitionRegisters - partition_registers(gemm, config.threads, gemm_resident);
+  std::int64_t fit = 1;
+  while (fit < 2 && partition_registers(relayout, hf::kPackThreads, fit + 1) <= left) ++fit;
+  return static_cast<unsigned>(sms * fit);
 }
 
 }  // namespace

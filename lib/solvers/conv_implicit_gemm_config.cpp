@@ -844,10 +844,19 @@ std::array<std::int64_t, 3> relayout_grid(const Problem& p, const Config& c) {
 
 namespace {
 
+// x's bytes per GEMM FLOP up to which its re-layout streams beside the GEMM. The streamed
+// re-layout has a block a multiprocessor (its registers beside the GEMM's), too few to move x
+// at the copy rate, so it pays only where the GEMM has much more work than x has bytes
+// (H200, fp16 NCHW, batch 64: 3x3 64->64 56x56, 1.7 bytes per kFLOP, 59.4 -> 57.0 us;
+// 3x3 128->128 56x56 s2, 3.5 bytes per kFLOP, 60.3 -> 67.4; docs/PERF_NOTES.md v23).
+constexpr double kStreamedBytesPerFlop = 2.0e-3;
+
 // Config::stream_input where it applies.
-void use_streamed_input(Config& cfg) {
+void use_streamed_input(Config& cfg, const Problem& p) {
+  const double x_bytes = static_cast<double>(p.n) * p.c * p.h * p.w * static_cast<double>(p.elem_bytes());
   cfg.stream_input = cfg.pack_input && cfg.pack_block_lanes > 0 && !cfg.fold.active() && cfg.tile.persistent &&
-                     cfg.warp_specialized && cfg.tma_a && cfg.tma_b && cfg.one_even_wave;
+                     cfg.warp_specialized && cfg.tma_a && cfg.tma_b && cfg.one_even_wave &&
+                     x_bytes <= kStreamedBytesPerFlop * p.flops();
 }
 
 }  // namespace
@@ -983,7 +992,7 @@ Config choose_config(const Problem& p, int sms, const std::string& force_tile_an
   modes.im2col = has_mode("im2col") || im2col_pick;
   Config cfg = make_config(p, *best, sms, modes);
   if (stream_k) use_stream_k(cfg, p, *best, sms);
-  if (!has_mode("serial")) use_streamed_input(cfg);
+  if (!has_mode("serial")) use_streamed_input(cfg, p);
   return cfg;
 }
 

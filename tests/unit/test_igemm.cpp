@@ -926,52 +926,58 @@ TEST_CASE("igemm: one even wave: the grids that may start early after a re-layou
   CHECK(sk.one_even_wave);
 }
 
-TEST_CASE("igemm: streamed re-layout: beside persistent warp-specialised tensor-map GEMMs, the header") {
+TEST_CASE("igemm: streamed re-layout: beside persistent warp-specialised tensor-map GEMMs with work to hide it, the header") {
   const auto nchw = [](DataType type, int c, int hw, int k, int r, int stride = 1, const std::string& tile = {}) {
     ConvCase cc = reference_layer(type, Layout::nchw, c, hw, k, r);
     cc.stride = stride;
     return std::make_pair(make_plan(cc), ConvImplicitGemmSolver::config_for(*make_plan(cc), sm90(), tile));
   };
-  // 3x3 128->128 56x56 s2 fp16: wg128x128p; the re-layout's blocks, 13 pixel tiles x 2 channel
-  // tiles an image, are what its persistent grid walks.
-  const auto [plan, s2] = nchw(DataType::half, 128, 56, 128, 3, 2);
-  REQUIRE(s2.pack_input);
-  REQUIRE(s2.pack_block_lanes > 0);
-  CHECK(s2.tile.persistent);
-  CHECK(s2.warp_specialized);
-  CHECK(s2.tma_a);
-  CHECK(s2.tma_b);
-  CHECK(s2.stream_input);
-  const igemm::Problem given = ConvImplicitGemmSolver::gemm_problem_of(*plan, s2);
-  const auto grid = igemm::relayout_grid(given, s2);
+  // 3x3 64->64 56x56 fp16: wg128x64p, 1.7 bytes of x per kFLOP; the re-layout's blocks, 13 pixel
+  // tiles x 1 channel tile an image, are what its persistent grid walks.
+  const auto [plan, c64] = nchw(DataType::half, 64, 56, 64, 3);
+  REQUIRE(c64.pack_input);
+  REQUIRE(c64.pack_block_lanes > 0);
+  CHECK(c64.tile.persistent);
+  CHECK(c64.warp_specialized);
+  CHECK(c64.tma_a);
+  CHECK(c64.tma_b);
+  CHECK(c64.stream_input);
+  const igemm::Problem given = ConvImplicitGemmSolver::gemm_problem_of(*plan, c64);
+  const auto grid = igemm::relayout_grid(given, c64);
   CHECK(grid[0] == 13);
-  CHECK(grid[1] == 2);
-  CHECK(grid[2] == 64 + s2.pack_weight_slices);
-  const std::string header = igemm::generate_header(given, s2);
+  CHECK(grid[1] == 1);
+  CHECK(grid[2] == 64 + c64.pack_weight_slices);
+  const std::string header = igemm::generate_header(given, c64);
   CHECK(header.find("StreamInput = true") != std::string::npos);
-  CHECK(header.find("PackGridX = 13, PackGridY = 2;") != std::string::npos);
-  CHECK(s2.describe().find(" streamed") != std::string::npos);
+  CHECK(header.find("PackGridX = 13, PackGridY = 1;") != std::string::npos);
+  CHECK(c64.describe().find(" streamed") != std::string::npos);
   // "/serial": the re-layout's whole grid before the GEMM.
-  const igemm::Config serial = nchw(DataType::half, 128, 56, 128, 3, 2, "wg128x128p/ws+im2col+s16+serial").second;
+  const igemm::Config serial = nchw(DataType::half, 64, 56, 64, 3, 1, "wg128x64p/ws+im2col+s16+serial").second;
   CHECK_FALSE(serial.stream_input);
   CHECK(igemm::generate_header(given, serial).find("StreamInput = false") != std::string::npos);
-  // wg128x64p, two blocks a multiprocessor.
-  CHECK(nchw(DataType::half, 64, 56, 64, 3).second.stream_input);
-  // Not streamed: a tile a block (wg192x128 on 3x3 256->256 14x14), cp.async GEMMs (fp32 SIMT,
+  // Stride 2 with 512 channels (0.9 bytes per kFLOP) and 3x3 128->128 28x28 stream too.
+  CHECK(nchw(DataType::half, 512, 14, 512, 3, 2).second.stream_input);
+  CHECK(nchw(DataType::bfloat16, 128, 28, 128, 3).second.stream_input);
+  // Not streamed: x large for the GEMM's work (3x3 128->128 56x56 s2, 3.5 bytes per kFLOP, on
+  // wg128x128p), a tile a block (wg192x128 on 3x3 256->256 14x14), cp.async GEMMs (fp32 SIMT,
   // mma.sync), x not re-laid out (NHWC), the shared tile's re-layout (7x7 planes of 1x1
   // 2048->512), and no wgmma (sm_80).
+  const igemm::Config s2 = nchw(DataType::half, 128, 56, 128, 3, 2).second;
+  CHECK(s2.tile.persistent);
+  CHECK(s2.tma_a_im2col);
+  CHECK_FALSE(s2.stream_input);
   const igemm::Config one_tile = nchw(DataType::half, 256, 14, 256, 3).second;
   CHECK(one_tile.pack_input);
   CHECK_FALSE(one_tile.tile.persistent);
   CHECK_FALSE(one_tile.stream_input);
   CHECK_FALSE(nchw(DataType::float32, 256, 14, 256, 3).second.stream_input);
   CHECK_FALSE(nchw(DataType::half, 64, 56, 64, 3, 1, "128x64k64p").second.stream_input);
-  CHECK_FALSE(ConvImplicitGemmSolver::config_for(*make_plan(reference_layer(DataType::half, Layout::nhwc, 128, 56, 128, 3)),
+  CHECK_FALSE(ConvImplicitGemmSolver::config_for(*make_plan(reference_layer(DataType::half, Layout::nhwc, 64, 56, 64, 3)),
                                                  sm90()).stream_input);
   const igemm::Config planes = nchw(DataType::half, 2048, 7, 512, 1).second;
   CHECK(planes.pack_input);
   CHECK_FALSE(planes.stream_input);
-  CHECK_FALSE(ConvImplicitGemmSolver::config_for(*make_plan(reference_layer(DataType::half, Layout::nchw, 128, 56, 128, 3)),
+  CHECK_FALSE(ConvImplicitGemmSolver::config_for(*make_plan(reference_layer(DataType::half, Layout::nchw, 64, 56, 64, 3)),
                                                  sm80()).stream_input);
 }
 
