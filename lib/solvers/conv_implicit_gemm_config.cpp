@@ -844,19 +844,28 @@ std::array<std::int64_t, 3> relayout_grid(const Problem& p, const Config& c) {
 
 namespace {
 
-// x's bytes per GEMM FLOP up to which its re-layout streams beside the GEMM. The streamed
-// re-layout has a block a multiprocessor (its registers beside the GEMM's), too few to move x
-// at the copy rate, so it pays only where the GEMM has much more work than x has bytes
-// (H200, fp16 NCHW, batch 64: 3x3 64->64 56x56, 1.7 bytes per kFLOP, 59.4 -> 57.0 us;
-// 3x3 128->128 56x56 s2, 3.5 bytes per kFLOP, 60.3 -> 67.4; docs/PERF_NOTES.md v23).
+// Where the streamed re-layout pays (H200, fp16 / bf16 NCHW, batch 64, docs/PERF_NOTES.md
+// v23): it has a block a multiprocessor (its registers beside the GEMM's), too few to move x at
+// the copy rate, so the GEMM must have work to hide it: several tiles a block, the first ones
+// multiplied while later images are re-laid out (a block of one tile waits for its images, then
+// runs all of it), and little x for its FLOPs. 3x3 64->64 56x56 (wg128x64p, 5.9 tiles a block,
+// 1.7 bytes per kFLOP): 59.0 -> 57.0 us fp16, 59.0 -> 56.1 bf16; slower streamed: 3x3 128->128
+// 28x28 (3.0 tiles a block) 38.3 -> 41.5, 3x3 512->512 14x14 s2 (1.0) 49.6 -> 66, 3x3
+// 128->128 56x56 s2 (3.0 tiles, 3.5 bytes per kFLOP) 60.3 -> 67.4.
+constexpr double kStreamedTilesPerBlock = 4.0;
 constexpr double kStreamedBytesPerFlop = 2.0e-3;
 
-// Config::stream_input where it applies.
-void use_streamed_input(Config& cfg, const Problem& p) {
+// Config::stream_input: where the kernels can (a register-transposing re-layout of x, the GEMM's
+// operands by tensor maps from its warp-specialised issuer), and where it pays (above) or is
+// forced ("/stream"; "/serial" turns it off).
+void use_streamed_input(Config& cfg, const Problem& p, bool force) {
+  const bool possible = cfg.pack_input && cfg.pack_block_lanes > 0 && !cfg.fold.active() && cfg.warp_specialized &&
+                        cfg.tma_a && cfg.tma_b;
   const double x_bytes = static_cast<double>(p.n) * p.c * p.h * p.w * static_cast<double>(p.elem_bytes());
-  cfg.stream_input = cfg.pack_input && cfg.pack_block_lanes > 0 && !cfg.fold.active() && cfg.tile.persistent &&
-                     cfg.warp_specialized && cfg.tma_a && cfg.tma_b && cfg.one_even_wave &&
-                     x_bytes <= kStreamedBytesPerFlop * p.flops();
+  const double tiles_per_block = static_cast<double>(cfg.tiles * p.groups) / static_cast<double>(cfg.grid_x * cfg.grid_y);
+  const bool pays = cfg.tile.persistent && cfg.one_even_wave && tiles_per_block >= kStreamedTilesPerBlock &&
+                    x_bytes <= kStreamedBytesPerFlop * p.flops();
+  cfg.stream_input = possible && (force || pays);
 }
 
 }  // namespace
@@ -992,7 +1001,7 @@ Config choose_config(const Problem& p, int sms, const std::string& force_tile_an
   modes.im2col = has_mode("im2col") || im2col_pick;
   Config cfg = make_config(p, *best, sms, modes);
   if (stream_k) use_stream_k(cfg, p, *best, sms);
-  if (!has_mode("serial")) use_streamed_input(cfg, p);
+  if (!has_mode("serial")) use_streamed_input(cfg, p, has_mode("stream"));
   return cfg;
 }
 

@@ -131,9 +131,9 @@ struct Config {
   // The re-layout of x runs beside the GEMM instead of before it: a persistent grid (sized by
   // the invoker from both kernels' registers) walks the re-layout's blocks image by image and
   // counts each image done (kernels/common/ready_counters.h); the GEMM, started early, waits per
-  // tile for its images only. Register-transposing re-layouts into persistent warp-specialised
-  // tensor-map GEMMs of one even wave, where early start exists (sm_90 on): a block of a
-  // one-tile grid would wait for its images and then run its whole tile anyway.
+  // tile for its images only. Register-transposing re-layouts into warp-specialised tensor-map
+  // GEMMs (wgmma, sm_90), where the heuristic finds that it pays (persistent blocks of several
+  // tiles, little x for the GEMM's work), or forced ("/stream").
   bool stream_input = false;
   std::string source() const { return kernel == Kernel::matrix ? "conv_igemm.hip" : "conv_igemm_simt.hip"; }
   std::string entry() const { return kernel == Kernel::matrix ? "hf_conv_igemm" : "hf_conv_igemm_simt"; }
@@ -176,8 +176,8 @@ std::string why_not(const Problem& problem, const std::string& arch);
 // it); "/s16" stages a 16-bit output as 16-bit values, the fused ops applied in
 // registers (Config::stage_16bit); "/im2col" (with "/ws") moves A by an im2col tensor map where
 // a pixels x channels map cannot (filters past 1x1, strides, padding: Config::tma_a_im2col);
-// "/serial" keeps x's re-layout before the GEMM where the heuristic would run it beside the
-// GEMM (Config::stream_input).
+// "/stream" runs x's re-layout beside the GEMM wherever the kernels can (Config::stream_input),
+// "/serial" before it wherever the heuristic would stream it.
 // Modes combine with '+': "wg128x128/ws+s16".
 // `warpgroup_mma`: the target has wgmma (has_warpgroup_mma).
 Config choose_config(const Problem& problem, int sms, const std::string& force_tile = {}, bool warpgroup_mma = false);

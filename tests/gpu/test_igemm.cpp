@@ -86,8 +86,8 @@ class IgemmRun {
     std::vector<rt::CompileReport> reports;
     return ConvImplicitGemmSolver::build_with(*plan_, device_target(), config, reports);
   }
-  hipError_t launch(const Invoker& invoker, const void* x = nullptr) const {
-    return invoker.launch(nullptr, x != nullptr ? x : x_->data(), y_->data(), args_);
+  hipError_t launch(const Invoker& invoker, const void* x = nullptr, hipStream_t stream = nullptr) const {
+    return invoker.launch(stream, x != nullptr ? x : x_->data(), y_->data(), args_);
   }
   void poison() { y_->poison(); }
   std::vector<unsigned char> output_bytes() const { return y_->buffer.read(); }
@@ -219,8 +219,9 @@ void run_checked(DataType type, Lay lay, const Shape& sh, Epi epi, bool tf32, st
 }
 
 // Runs `invoker` on a copy of run's x, at an aligned address or (misaligned) one element past
-// it, and checks the output against the reference.
-void check_with_x_copy(IgemmRun& run, const Invoker& invoker, DataType type, bool misaligned, bool tf32) {
+// it, and checks the output against the reference (all of it, or `samples` outputs).
+void check_with_x_copy(IgemmRun& run, const Invoker& invoker, DataType type, bool misaligned, bool tf32,
+                       std::int64_t samples = 0) {
   const std::size_t elem = size_of(type), bytes = run.x().buffer.bytes();
   DeviceBuffer shifted(bytes + elem);
   char* x = static_cast<char*>(shifted.data()) + (misaligned ? elem : 0);
@@ -228,7 +229,7 @@ void check_with_x_copy(IgemmRun& run, const Invoker& invoker, DataType type, boo
   run.poison();
   HF_REQUIRE_HIP(run.launch(invoker, x));
   HF_REQUIRE_HIP(hipDeviceSynchronize());
-  run.check(tf32);
+  run.check(tf32, samples);
 }
 
 struct Variant {
@@ -311,43 +312,65 @@ TEST_CASE("igemm: NCHW input re-layout: every access width, partial tiles, misal
 }
 
 // The re-layout streamed beside its GEMM (igemm::Config::stream_input): the GEMM's loader waits
-// for each tile's images instead of the re-layout's launch. Tiles straddling images (stride 2,
-// 196 output pixels an image), the heuristic tiles it feeds (wg128x128p, one and two blocks a
-// multiprocessor: wg128x64p), a prologue applied by the re-layout, executions
-// back to back (the GEMM's last block re-zeroes the counters for the next), x one element off
-// alignment (the scalar transposes), and "/serial" (the whole re-layout first) for comparison.
-TEST_CASE("igemm: streamed NCHW re-layout: tiles across images, back-to-back executions, misaligned x") {
+// for each tile's images instead of the re-layout's launch. The heuristic's streamed layer
+// (wg128x64p, two blocks a multiprocessor, several tiles each), and forced: wg128x128p with
+// tiles straddling images (stride 2, 196 output pixels an image), the one-tile-a-block
+// wg192x128 with N off the tile; a prologue applied by the re-layout; executions back to back
+// and replays of a captured graph (the GEMM's last block re-zeroes the counters for the next);
+// x one element off alignment (the scalar transposes); "/serial" (the whole re-layout first).
+TEST_CASE("igemm: streamed NCHW re-layout: tiles across images, back-to-back executions, graphs, misaligned x") {
   if (!igemm::has_warpgroup_mma(device_target().arch)) {
     MESSAGE("no wgmma on " << device_target().arch << ": skipped");
     return;
   }
-  const Shape shapes[] = {
-      {32, 256, 28, 28, 256, 3, 3, 1, 2},  // wg128x128p, stride 2
-      {64, 64, 32, 32, 64, 3, 3, 1, 1},    // wg128x64p, two GEMM blocks and one re-layout block a multiprocessor
-      {32, 256, 14, 14, 256, 3, 3, 1, 1},  // wg128x128p, 36 k-tiles
+  struct Case {
+    Shape shape;
+    const char* tile;
+    bool streamed;
+  };
+  const Case cases[] = {
+      {{64, 64, 48, 48, 64, 3, 3, 1, 1}, "", true},  // the heuristic's: 1152 tiles on 264 blocks
+      {{64, 64, 48, 48, 64, 3, 3, 1, 1}, "/serial", false},
+      {{16, 256, 28, 28, 256, 3, 3, 1, 2}, "wg128x128p/ws+im2col+s16+stream", true},
+      {{8, 128, 20, 20, 96, 3, 3, 1, 1}, "wg192x128/ws+im2col+stream", true},
   };
   std::uint64_t seed = 7100;
-  int streamed = 0;
   for (DataType type : {DataType::half, DataType::bfloat16}) {
-    for (const Shape& sh : shapes) {
+    for (const Case& k : cases) {
       for (Epi epi : {Epi::cbna, Epi::prologue}) {
-        for (const char* mode : {"", "/serial"}) {
-          IgemmRun run(type, Lay::nchw, sh, epi, false, seed++);
-          const igemm::Config config = run.config(mode);
-          CAPTURE(config.describe());
-          CHECK(config.stream_input == (*mode == '\0'));
-          streamed += config.stream_input ? 1 : 0;
-          auto invoker = run.build(config);
+        IgemmRun run(type, Lay::nchw, k.shape, epi, false, seed++);
+        const igemm::Config config = run.config(k.tile);
+        CAPTURE(config.describe());
+        REQUIRE(config.stream_input == k.streamed);
+        auto invoker = run.build(config);
+        run.poison();
+        for (int i = 0; i < 3; ++i) HF_REQUIRE_HIP(run.launch(*invoker));
+        HF_REQUIRE_HIP(hipDeviceSynchronize());
+        run.check(false, 20000);
+        check_with_x_copy(run, *invoker, type, true, false, 20000);
+        // Captured once, replayed twice.
+        hipStream_t stream = nullptr;
+        HF_REQUIRE_HIP(hipStreamCreate(&stream));
+        hipGraph_t graph = nullptr;
+        hipGraphExec_t exec = nullptr;
+        HF_REQUIRE_HIP(rt::stream_begin_capture(stream));
+        const hipError_t launched = run.launch(*invoker, nullptr, stream);
+        HF_REQUIRE_HIP(rt::stream_end_capture(stream, &graph));
+        REQUIRE(launched == hipSuccess);
+        HF_REQUIRE_HIP(rt::graph_instantiate(&exec, graph));
+        for (int replay = 0; replay < 2; ++replay) {
+          CAPTURE(replay);
           run.poison();
-          for (int i = 0; i < 3; ++i) HF_REQUIRE_HIP(run.launch(*invoker));
-          HF_REQUIRE_HIP(hipDeviceSynchronize());
+          HF_REQUIRE_HIP(rt::graph_launch(exec, stream));
+          HF_REQUIRE_HIP(hipStreamSynchronize(stream));
           run.check(false, 20000);
-          check_with_x_copy(run, *invoker, type, true, false);  // after a launch: counters re-zeroed
         }
+        CHECK(rt::graph_exec_destroy(exec) == hipSuccess);
+        CHECK(rt::graph_destroy(graph) == hipSuccess);
+        CHECK(hipStreamDestroy(stream) == hipSuccess);
       }
     }
   }
-  CHECK(streamed == 12);
 }
 
 // Few input channels (C <= 4): the filter width folded into the channels by the re-layout

@@ -512,8 +512,9 @@ TEST_CASE("igemm: every tile x data type x layout compiles for sm_90 with hipRTC
       // A by im2col tensor map (3x3 here; NCHW x re-laid out first)
       {DataType::half, false, {"wg192x128/ws+im2col", "wg128x128/ws+im2col+s16", "wg128x64p/ws+im2col+s16", "wg128x256/ws+im2col"}},
       {DataType::bfloat16, false, {"wg192x128/ws+im2col+s16", "wg128x128p/ws+im2col", "wg192x128p/ws+im2col+s16"}},
-      // the same with NCHW x re-laid out before the GEMM rather than beside it (Config::stream_input)
-      {DataType::half, false, {"wg128x64p/ws+im2col+s16+serial", "wg128x128p/ws+im2col+serial"}},
+      // NCHW x re-laid out beside the GEMM (Config::stream_input), and before it
+      {DataType::half, false, {"wg128x64p/ws+im2col+s16+stream", "wg128x128p/ws+im2col+stream", "wg192x128/ws+im2col+stream"}},
+      {DataType::bfloat16, false, {"wg128x128p/ws+im2col+s16+stream", "wg128x64p/ws+im2col+serial"}},
       {DataType::half, false, {"wg128x128p/ws+s16", "wg128x64p/ws+s16", "wg64x128p/ws", "wg128x128p/ws"}, false, true},
       {DataType::bfloat16, false, {"wg128x128p/ws+s16"}, false, true},
       {DataType::half, false, {"wg128x128p/ws", "wg64x128p/ws"}, true},
@@ -582,6 +583,10 @@ TEST_CASE("igemm: every tile x data type x layout compiles for sm_90 with hipRTC
         if (!im2col) CHECK_FALSE(config.tma_a_im2col);
         if (im2col && config.warp_specialized && cc.c % 64 == 0) CHECK(config.tma_a_im2col);
         if (name.find("serial") != std::string::npos) CHECK_FALSE(config.stream_input);
+        if (name.find("stream") != std::string::npos && config.pack_input && config.pack_block_lanes > 0 &&
+            config.tma_a_im2col) {
+          CHECK(config.stream_input);
+        }
         streamed += config.stream_input ? 1 : 0;
         rt::CompileReport report;
         std::vector<char> code;
@@ -596,7 +601,7 @@ TEST_CASE("igemm: every tile x data type x layout compiles for sm_90 with hipRTC
       }
     }
   }
-  CHECK(streamed >= 4);  // re-layouts streamed beside their GEMM among them
+  CHECK(streamed >= 3);  // re-layouts streamed beside their GEMM among them ("/stream")
   MESSAGE(compiled << " implicit-GEMM variants compiled for sm_90, " << streamed << " with a streamed re-layout");
   compiler.set_disk_cache(saved);
   std::filesystem::remove_all(dir);
@@ -926,7 +931,7 @@ TEST_CASE("igemm: one even wave: the grids that may start early after a re-layou
   CHECK(sk.one_even_wave);
 }
 
-TEST_CASE("igemm: streamed re-layout: beside persistent warp-specialised tensor-map GEMMs with work to hide it, the header") {
+TEST_CASE("igemm: streamed re-layout: where the kernels can and it pays, or forced; the header") {
   const auto nchw = [](DataType type, int c, int hw, int k, int r, int stride = 1, const std::string& tile = {}) {
     ConvCase cc = reference_layer(type, Layout::nchw, c, hw, k, r);
     cc.stride = stride;
@@ -955,23 +960,47 @@ TEST_CASE("igemm: streamed re-layout: beside persistent warp-specialised tensor-
   const igemm::Config serial = nchw(DataType::half, 64, 56, 64, 3, 1, "wg128x64p/ws+im2col+s16+serial").second;
   CHECK_FALSE(serial.stream_input);
   CHECK(igemm::generate_header(given, serial).find("StreamInput = false") != std::string::npos);
-  // Stride 2 with 512 channels (0.9 bytes per kFLOP) and 3x3 128->128 28x28 stream too.
-  CHECK(nchw(DataType::half, 512, 14, 512, 3, 2).second.stream_input);
-  CHECK(nchw(DataType::bfloat16, 128, 28, 128, 3).second.stream_input);
-  // Not streamed: x large for the GEMM's work (3x3 128->128 56x56 s2, 3.5 bytes per kFLOP, on
-  // wg128x128p), a tile a block (wg192x128 on 3x3 256->256 14x14), cp.async GEMMs (fp32 SIMT,
-  // mma.sync), x not re-laid out (NHWC), the shared tile's re-layout (7x7 planes of 1x1
-  // 2048->512), and no wgmma (sm_80).
+  // Where it does not pay: few tiles a block (3x3 128->128 28x28: 3; 3x3 512->512 14x14 s2: 1;
+  // 3x3 256->256 14x14 on wg192x128: a tile a block), x large for the GEMM's work (3x3 128->128
+  // 56x56 s2: 3.5 bytes per kFLOP). "/stream" streams them all the same.
+  CHECK_FALSE(nchw(DataType::bfloat16, 128, 28, 128, 3).second.stream_input);
+  CHECK_FALSE(nchw(DataType::half, 512, 14, 512, 3, 2).second.stream_input);
   const igemm::Config s2 = nchw(DataType::half, 128, 56, 128, 3, 2).second;
   CHECK(s2.tile.persistent);
   CHECK(s2.tma_a_im2col);
   CHECK_FALSE(s2.stream_input);
+  CHECK(nchw(DataType::half, 128, 56, 128, 3, 2, "wg128x128p/ws+im2col+s16+stream").second.stream_input);
   const igemm::Config one_tile = nchw(DataType::half, 256, 14, 256, 3).second;
   CHECK(one_tile.pack_input);
   CHECK_FALSE(one_tile.tile.persistent);
   CHECK_FALSE(one_tile.stream_input);
+  CHECK(nchw(DataType::half, 256, 14, 256, 3, 1, "wg192x128/ws+im2col+stream").second.stream_input);
+  // The GPU test's cases (tests/gpu/test_igemm.cpp, "streamed NCHW re-layout"), with the
+  // prologue the re-layout applies too.
+  struct GpuCase {
+    int n, c, hw, k, stride;
+    const char* tile;
+    bool streamed;
+  } gpu_cases[] = {{64, 64, 48, 64, 1, "", true},
+                   {64, 64, 48, 64, 1, "/serial", false},
+                   {16, 256, 28, 256, 2, "wg128x128p/ws+im2col+s16+stream", true},
+                   {8, 128, 20, 96, 1, "wg192x128/ws+im2col+stream", true}};
+  for (DataType type : {DataType::half, DataType::bfloat16}) {
+    for (const GpuCase& g : gpu_cases) {
+      for (Chain chain : {Chain::bias_relu, Chain::prologue_bn_relu}) {
+        ConvCase cc = reference_layer(type, Layout::nchw, g.c, g.hw, g.k, 3);
+        cc.n = g.n;
+        cc.stride = g.stride;
+        const igemm::Config config = ConvImplicitGemmSolver::config_for(*make_plan(cc, chain), sm90(), g.tile);
+        CAPTURE(config.describe());
+        CHECK(config.stream_input == g.streamed);
+      }
+    }
+  }
+  // Nor where the kernels cannot: cp.async GEMMs (fp32 SIMT, mma.sync), x not re-laid out
+  // (NHWC), the shared tile's re-layout (7x7 planes of 1x1 2048->512), no wgmma (sm_80).
+  CHECK_FALSE(nchw(DataType::half, 64, 56, 64, 3, 1, "128x64k64p/stream").second.stream_input);
   CHECK_FALSE(nchw(DataType::float32, 256, 14, 256, 3).second.stream_input);
-  CHECK_FALSE(nchw(DataType::half, 64, 56, 64, 3, 1, "128x64k64p").second.stream_input);
   CHECK_FALSE(ConvImplicitGemmSolver::config_for(*make_plan(reference_layer(DataType::half, Layout::nhwc, 64, 56, 64, 3)),
                                                  sm90()).stream_input);
   const igemm::Config planes = nchw(DataType::half, 2048, 7, 512, 1).second;
