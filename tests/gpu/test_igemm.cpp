@@ -1021,6 +1021,35 @@ std::vector<Layer> memory_bound_layers() {
   };
 }
 
+// Not part of the regular suite: x's re-layout before the GEMM ("/serial") and beside it
+// ("/stream"), on the heuristic's tile for each NCHW 3x3 layer: the data behind
+// igemm::Config::stream_input's rule (docs/PERF_NOTES.md v23).
+TEST_CASE("igemm: tile sweep of the streamed NCHW re-layout" * doctest::skip()) {
+  const std::vector<Layer> layers = {
+      {"3x3 64->64 56x56", DataType::half, {64, 64, 56, 56, 64, 3, 3, 1, 1}, 0},
+      {"3x3 128->128 56 s2", DataType::half, {64, 128, 56, 56, 128, 3, 3, 1, 2}, 0},
+      {"3x3 128->128 28x28", DataType::half, {64, 128, 28, 28, 128, 3, 3, 1, 1}, 0},
+      {"3x3 256->256 28 s2", DataType::half, {64, 256, 28, 28, 256, 3, 3, 1, 2}, 0},
+      {"3x3 256->256 14x14", DataType::half, {64, 256, 14, 14, 256, 3, 3, 1, 1}, 0},
+      {"3x3 512->512 14 s2", DataType::half, {64, 512, 14, 14, 512, 3, 3, 1, 2}, 0},
+  };
+  sweep_tiles(layers, {"/serial", "/stream"}, {Lay::nchw});
+}
+
+// Not part of the regular suite: the heuristic's tile ("") on the NCHW 1x1 layers of GEMM K
+// 128-512 against the persistent tiles that led on the NCHW 1x1 64->256 (v22's sweep).
+TEST_CASE("igemm: tile sweep of the NCHW 1x1 layers of GEMM K 128-512" * doctest::skip()) {
+  const std::vector<Layer> layers = {
+      {"1x1 256->64 56x56", DataType::half, {64, 256, 56, 56, 64, 1, 1, 0, 1}, 0},
+      {"1x1 256->128 56x56", DataType::half, {64, 256, 56, 56, 128, 1, 1, 0, 1}, 0},
+      {"1x1 128->512 28x28", DataType::half, {64, 128, 28, 28, 512, 1, 1, 0, 1}, 0},
+      {"1x1 512->128 28x28", DataType::half, {64, 512, 28, 28, 128, 1, 1, 0, 1}, 0},
+      {"1x1 512->256 28x28", DataType::half, {64, 512, 28, 28, 256, 1, 1, 0, 1}, 0},
+      {"1x1 256->1024 14x14", DataType::half, {64, 256, 14, 14, 1024, 1, 1, 0, 1}, 0},
+  };
+  sweep_tiles(layers, {"", "wg128x128p/s16", "wg128x128p/ws+s16", "wg128x64p/ws+s16", "128x64k64p/s16"}, {Lay::nchw});
+}
+
 // Not part of the regular suite: A by im2col tensor map against the loader warpgroup's cp.async
 // on the layers a pixels x channels map cannot read (3x3, and 1x1 with stride 2), each layer's
 // v14 choice first.
