@@ -451,8 +451,9 @@ HF_DEVICE void pack_input(const hf::IgemmPackArgs& args) {
 // runs beside the GEMM (a block or two a multiprocessor), each counted in args.ready once done
 // (common/ready_counters.h) so that the GEMM multiplies an image as soon as it is re-laid out.
 // Register transposes only (the host's choice).
+static_assert(!hfi::StreamInput || (hfi::FoldS == 0 && kBlockPixels > 0), "a streamed re-layout transposes in registers");
 HF_DEVICE void pack_input_streamed(const hf::IgemmPackArgs& args) {
-  if constexpr (hfi::StreamInput && hfi::FoldS == 0 && kBlockPixels > 0) {
+  if constexpr (hfi::StreamInput) {  // (compiled only where streamed)
     constexpr unsigned kPerImage = hfi::PackGridX * hfi::PackGridY;
     constexpr unsigned kBlocks = kPerImage * (kWeightSlices + static_cast<unsigned>(Src::N));
     for (unsigned v = blockIdx.x; v < kBlocks; v += gridDim.x) {

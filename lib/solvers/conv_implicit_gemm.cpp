@@ -184,7 +184,6 @@ class ConvImplicitGemmInvoker final : public Invoker {
     // The re-layout streamed beside the GEMM (Config::stream_input): its ready counters, zero
     // between launches (kernels/common/ready_counters.h: the GEMM re-zeroes them).
     std::unique_ptr<DeviceScratch> ready_counters;
-    std::size_t ready_counter_bytes = 0;
   };
 
   ConvImplicitGemmInvoker(std::shared_ptr<const rt::Kernel> kernel, Packing packing, const igemm::Config& config,
@@ -254,7 +253,7 @@ class ConvImplicitGemmInvoker final : public Invoker {
     const hipError_t e = kernel_->launch(grid_, block_, shared_, stream, &a, packing_.early_start);
     // A streamed re-layout without its GEMM leaves its counts behind: zero them for the next launch.
     if (e != hipSuccess && packing_.ready_counters) {
-      (void)hipMemsetAsync(ready_counters(), 0, packing_.ready_counter_bytes, stream);
+      (void)hipMemsetAsync(ready_counters(), 0, packing_.ready_counters->bytes(), stream);
     }
     return e;
   }
@@ -477,7 +476,6 @@ std::unique_ptr<Invoker> ConvImplicitGemmSolver::build_with(const FusionPlan& pl
     rt::prefer_shared_memory(kernel->function());
     const std::size_t bytes = static_cast<std::size_t>(x.lengths[0] + hf::kReadyCounterSlots) * sizeof(unsigned int);
     packing.ready_counters = std::make_unique<DeviceScratch>(target.device, bytes);
-    packing.ready_counter_bytes = bytes;
     const hipError_t e = hipMemset(packing.ready_counters->data(), 0, bytes);
     if (e != hipSuccess) fail(Status::internal_error, std::string("cannot zero the ready counters: ") + hipGetErrorString(e));
   }

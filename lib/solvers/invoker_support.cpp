@@ -31,6 +31,7 @@ DeviceScratch::DeviceScratch(int device, std::size_t bytes) {
                                    std::to_string(device) + ": " + hipGetErrorString(e));
   }
   data_ = static_cast<float*>(p);
+  bytes_ = bytes;
 }
 
 DeviceScratch::~DeviceScratch() {

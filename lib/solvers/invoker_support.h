@@ -35,9 +35,11 @@ class DeviceScratch {
   DeviceScratch(const DeviceScratch&) = delete;
   DeviceScratch& operator=(const DeviceScratch&) = delete;
   float* data() const { return data_; }
+  std::size_t bytes() const { return bytes_; }
 
  private:
   float* data_ = nullptr;
+  std::size_t bytes_ = 0;
 };
 
 }  // namespace hipfuse

@@ -13,25 +13,10 @@ void capture_and_replay(std::unique_ptr<FusionPlan> plan, std::uint64_t seed, in
   FusedCase c(std::move(plan), seed, 1.0);
   c.compile();
   if (launches > 0) REQUIRE(c.invoker().kernel_launches() == launches);
-  hipStream_t stream = nullptr;
-  HF_REQUIRE_HIP(hipStreamCreate(&stream));
-  hipGraph_t graph = nullptr;
-  hipGraphExec_t exec = nullptr;
-  HF_REQUIRE_HIP(rt::stream_begin_capture(stream));
-  const hipError_t launched = c.invoker().launch(stream, c.input().data(), c.output().data(), c.args());
-  HF_REQUIRE_HIP(rt::stream_end_capture(stream, &graph));
-  REQUIRE(launched == hipSuccess);
-  HF_REQUIRE_HIP(rt::graph_instantiate(&exec, graph));
-  for (int replay = 0; replay < 3; ++replay) {
-    CAPTURE(replay);
-    c.poison_outputs();
-    HF_REQUIRE_HIP(rt::graph_launch(exec, stream));
-    HF_REQUIRE_HIP(hipStreamSynchronize(stream));
-    c.check();
-  }
-  CHECK(rt::graph_exec_destroy(exec) == hipSuccess);
-  CHECK(rt::graph_destroy(graph) == hipSuccess);
-  CHECK(hipStreamDestroy(stream) == hipSuccess);
+  const auto launch = [&](hipStream_t stream) {
+    return c.invoker().launch(stream, c.input().data(), c.output().data(), c.args());
+  };
+  replay_from_graph(launch, 3, [&] { c.poison_outputs(); }, [&] { c.check(); });
 }
 
 }  // namespace

@@ -395,4 +395,29 @@ inline void run_and_check(std::unique_ptr<FusionPlan> plan, std::uint64_t seed, 
   c.check(y_extra_nrms);
 }
 
+// Records `launch(stream)` (a hipError_t) into a HIP graph on a stream of its own, then
+// replays it `replays` times, `before()` ahead of each replay and `after()` once it is done.
+template <class Launch, class Before, class After>
+void replay_from_graph(Launch&& launch, int replays, Before&& before, After&& after) {
+  hipStream_t stream = nullptr;
+  HF_REQUIRE_HIP(hipStreamCreate(&stream));
+  hipGraph_t graph = nullptr;
+  hipGraphExec_t exec = nullptr;
+  HF_REQUIRE_HIP(rt::stream_begin_capture(stream));
+  const hipError_t launched = launch(stream);
+  HF_REQUIRE_HIP(rt::stream_end_capture(stream, &graph));
+  REQUIRE(launched == hipSuccess);
+  HF_REQUIRE_HIP(rt::graph_instantiate(&exec, graph));
+  for (int replay = 0; replay < replays; ++replay) {
+    CAPTURE(replay);
+    before();
+    HF_REQUIRE_HIP(rt::graph_launch(exec, stream));
+    HF_REQUIRE_HIP(hipStreamSynchronize(stream));
+    after();
+  }
+  CHECK(rt::graph_exec_destroy(exec) == hipSuccess);
+  CHECK(rt::graph_destroy(graph) == hipSuccess);
+  CHECK(hipStreamDestroy(stream) == hipSuccess);
+}
+
 }  // namespace hipfuse::test

@@ -349,25 +349,8 @@ TEST_CASE("igemm: streamed NCHW re-layout: tiles across images, back-to-back exe
         run.check(false, 20000);
         check_with_x_copy(run, *invoker, type, true, false, 20000);
         // Captured once, replayed twice.
-        hipStream_t stream = nullptr;
-        HF_REQUIRE_HIP(hipStreamCreate(&stream));
-        hipGraph_t graph = nullptr;
-        hipGraphExec_t exec = nullptr;
-        HF_REQUIRE_HIP(rt::stream_begin_capture(stream));
-        const hipError_t launched = run.launch(*invoker, nullptr, stream);
-        HF_REQUIRE_HIP(rt::stream_end_capture(stream, &graph));
-        REQUIRE(launched == hipSuccess);
-        HF_REQUIRE_HIP(rt::graph_instantiate(&exec, graph));
-        for (int replay = 0; replay < 2; ++replay) {
-          CAPTURE(replay);
-          run.poison();
-          HF_REQUIRE_HIP(rt::graph_launch(exec, stream));
-          HF_REQUIRE_HIP(hipStreamSynchronize(stream));
-          run.check(false, 20000);
-        }
-        CHECK(rt::graph_exec_destroy(exec) == hipSuccess);
-        CHECK(rt::graph_destroy(graph) == hipSuccess);
-        CHECK(hipStreamDestroy(stream) == hipSuccess);
+        replay_from_graph([&](hipStream_t stream) { return run.launch(*invoker, nullptr, stream); }, 2,
+                          [&] { run.poison(); }, [&] { run.check(false, 20000); });
       }
     }
   }
@@ -1021,32 +1004,29 @@ std::vector<Layer> memory_bound_layers() {
   };
 }
 
+// Layers of `from` that `keep` holds.
+template <class Keep>
+std::vector<Layer> layers_where(std::vector<Layer> from, Keep keep) {
+  from.erase(std::remove_if(from.begin(), from.end(), [&](const Layer& l) { return !keep(l.shape); }), from.end());
+  return from;
+}
+
 // Not part of the regular suite: x's re-layout before the GEMM ("/serial") and beside it
-// ("/stream"), on the heuristic's tile for each NCHW 3x3 layer: the data behind
-// igemm::Config::stream_input's rule (docs/PERF_NOTES.md v23).
+// ("/stream"), on the heuristic's tile for each NCHW 3x3 layer (the 7x7 one cannot stream: its
+// planes take the shared tile): the data behind igemm::Config::stream_input's rule
+// (docs/PERF_NOTES.md v23).
 TEST_CASE("igemm: tile sweep of the streamed NCHW re-layout" * doctest::skip()) {
-  const std::vector<Layer> layers = {
-      {"3x3 64->64 56x56", DataType::half, {64, 64, 56, 56, 64, 3, 3, 1, 1}, 0},
-      {"3x3 128->128 56 s2", DataType::half, {64, 128, 56, 56, 128, 3, 3, 1, 2}, 0},
-      {"3x3 128->128 28x28", DataType::half, {64, 128, 28, 28, 128, 3, 3, 1, 1}, 0},
-      {"3x3 256->256 28 s2", DataType::half, {64, 256, 28, 28, 256, 3, 3, 1, 2}, 0},
-      {"3x3 256->256 14x14", DataType::half, {64, 256, 14, 14, 256, 3, 3, 1, 1}, 0},
-      {"3x3 512->512 14 s2", DataType::half, {64, 512, 14, 14, 512, 3, 3, 1, 2}, 0},
-  };
+  std::vector<Layer> layers = {{"3x3 64->64 56x56", DataType::half, {64, 64, 56, 56, 64, 3, 3, 1, 1}, 0}};
+  for (const Layer& l : layers_where(wgmma_layers(), [](const Shape& s) { return s.r == 3; })) layers.push_back(l);
   sweep_tiles(layers, {"/serial", "/stream"}, {Lay::nchw});
 }
 
 // Not part of the regular suite: the heuristic's tile ("") on the NCHW 1x1 layers of GEMM K
 // 128-512 against the persistent tiles that led on the NCHW 1x1 64->256 (v22's sweep).
 TEST_CASE("igemm: tile sweep of the NCHW 1x1 layers of GEMM K 128-512" * doctest::skip()) {
-  const std::vector<Layer> layers = {
-      {"1x1 256->64 56x56", DataType::half, {64, 256, 56, 56, 64, 1, 1, 0, 1}, 0},
-      {"1x1 256->128 56x56", DataType::half, {64, 256, 56, 56, 128, 1, 1, 0, 1}, 0},
-      {"1x1 128->512 28x28", DataType::half, {64, 128, 28, 28, 512, 1, 1, 0, 1}, 0},
-      {"1x1 512->128 28x28", DataType::half, {64, 512, 28, 28, 128, 1, 1, 0, 1}, 0},
-      {"1x1 512->256 28x28", DataType::half, {64, 512, 28, 28, 256, 1, 1, 0, 1}, 0},
-      {"1x1 256->1024 14x14", DataType::half, {64, 256, 14, 14, 1024, 1, 1, 0, 1}, 0},
-  };
+  const auto k128_512 = [](const Shape& s) { return s.r == 1 && s.stride == 1 && s.c >= 128 && s.c <= 512; };
+  std::vector<Layer> layers = layers_where(memory_bound_layers(), k128_512);
+  for (const Layer& l : layers_where(wgmma_layers(), k128_512)) layers.push_back(l);
   sweep_tiles(layers, {"", "wg128x128p/s16", "wg128x128p/ws+s16", "wg128x64p/ws+s16", "128x64k64p/s16"}, {Lay::nchw});
 }
 
