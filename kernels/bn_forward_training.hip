@@ -7,6 +7,11 @@
 // One kernel, launched per phase (BnPhase):
 //   partials == 1: kBnReduce does it all: a block owns whole columns, reduces them,
 //                  writes the statistics and normalises (its second read mostly hits L2);
+//   exchange:      one launch of several partials a column: each block takes the next
+//                  (column tile, partial) by ticket, holds its rows, publishes its partial
+//                  moments, waits until its column's other partials are published (a
+//                  counter per column tile), merges them in fp64 and normalises what it
+//                  holds: x is read once from memory (Tiling::exchange);
 //   partials > 1:  kBnReduce writes each block's partial moments to the scratch;
 //                  with Tiling::apply_merges, kBnApply merges its columns' partials in fp64
 //                  itself (a few hundred bytes per block; the blocks of partial 0 write the
@@ -32,6 +37,7 @@
 #include "common/memory.h"
 #include "common/plane_groups.h"
 #include "common/pointwise_chain.h"
+#include "common/ready_counters.h"
 #include "common/statistics.h"
 #include "common/vendor.h"
 #include "hf_plan.h"
@@ -61,13 +67,15 @@ constexpr int kBatch = V == 1 ? (sizeof(data_t) < 4 ? 12 : 8) : 4;
 constexpr int kMinBlocksPerMultiprocessor = Tiles::threads <= 1024 ? 1024 / Tiles::threads : 1;
 
 static_assert(Tiling::partials == 1 || Tiles::rows > 1, "several partials need several rows");
+static_assert(!Tiling::exchange || (Tiling::partials > 1 && !Tiling::plane_groups && !Tiling::apply_merges),
+              "the exchange is for several partials walked along the plane");
 
 // Whether the walk of V-value units holds the thread's share (Held) between the reduce and the
 // normalise: the host's choice, for the vector walks of a one-partial tiling.
 constexpr int kHeld = Tiling::held_units;
 constexpr int kHeldInRegisters = Tiling::held_in_registers;
 template <int V>
-constexpr bool kHolds = kHeld > 0 && V > 1 && Tiling::partials == 1;
+constexpr bool kHolds = kHeld > 0 && V > 1 && (Tiling::partials == 1 || Tiling::exchange);
 
 // A thread's units of x, unit k at the k-th place of its walk: k < kHeldInRegisters in
 // registers (a compile-time index once the loops over k unroll), the others in its 16-byte
@@ -107,6 +115,8 @@ struct Shared {
   };
   float inv_std[Tiling::tile_columns];
   float mean[Tiling::tile_columns];  // plane groups
+  unsigned ticket;                   // exchange: the block's work
+  bool last;                         // exchange: the last block to retire
 };
 
 // This thread's moments over its rows of the block's partial.
@@ -294,6 +304,56 @@ HF_DEVICE void apply_phase(const hf::BnForwardArgs& args, Shared& shared) {
   normalize<V>(args, p, c.mean, c.inv_std);
 }
 
+// ---- exchange: several partials a column in one launch ----------------------------------
+
+// Counter slots after the per-column-tile counts: the next ticket, then the retired blocks.
+constexpr index_t kColumnTiles = (Tiles::columns + Tiling::tile_columns - 1) / Tiling::tile_columns;
+constexpr index_t kTicketSlot = kColumnTiles;
+constexpr index_t kRetiredSlot = kColumnTiles + 1;
+constexpr unsigned kExchangeBlocks = static_cast<unsigned>(kColumnTiles * Tiling::partials);
+
+// Work goes by ticket, not by block index: a column's partials are consecutive tickets, held
+// by blocks that have started, so whenever every resident block waits, the lowest waiting
+// column has all its tickets taken and published (the host keeps partials <= multiprocessors,
+// at least one block each): the waits end.
+template <int V>
+HF_DEVICE void exchange_phase(const hf::BnForwardArgs& args, Shared& shared) {
+  if (threadIdx.x == 0) shared.ticket = atomicAdd(args.counters + kTicketSlot, 1u);
+  __syncthreads();
+  const unsigned ticket = shared.ticket;
+  const unsigned tile = ticket / Tiling::partials;
+  const Place p = Tiles::place_at(tile, ticket % Tiling::partials);
+  Held<V> held;  // unused unless kHolds<V> (the scalar walk of misaligned pointers reads x again)
+  hf::Moments<float> mine;
+  if constexpr (kHolds<V>) {
+    mine = held_moments<V>(args, p, held);
+  } else {
+    mine = thread_moments<V>(args, p);
+  }
+  const hf::Moments<float> m = Tiles::reduce_rows(p, mine, shared.moments);
+  if (p.valid && p.row_lane == 0) write_partial(args, p, m);
+  __syncthreads();
+  if (threadIdx.x == 0) {
+    hf::count_ready(args.counters + tile);
+    hf::wait_ready(args.counters + tile, Tiling::partials);
+  }
+  __syncthreads();  // the partials the count covers are visible to every thread after it
+  const hf::Moments<double> merged = merged_moments(args, p, shared);
+  if (p.valid && p.row_lane == 0 && p.partial == 0) write_statistics(args, p.column, merged.mean, merged.m2);
+  // The same float values the statistics outputs hold.
+  normalize<V, kHolds<V>>(args, p, static_cast<float>(merged.mean), static_cast<float>(inv_std_of(args, merged.m2)),
+                          &held);
+  // Past its wait: the last block zeroes the counters for the next launch or graph replay.
+  if (threadIdx.x == 0) {
+    __threadfence();
+    shared.last = atomicAdd(args.counters + kRetiredSlot, 1u) + 1 == kExchangeBlocks;
+  }
+  __syncthreads();
+  if (shared.last) {
+    for (index_t i = threadIdx.x; i <= kRetiredSlot; i += Tiles::threads) args.counters[i] = 0;
+  }
+}
+
 // ---- plane groups: V channels a block, walked as vectors across their planes -------------
 
 // The image of unit k of this thread's plane-group walk (for_each_image's order); at or past
@@ -451,6 +511,14 @@ HF_KERNEL void __launch_bounds__(Tiles::threads, kMinBlocksPerMultiprocessor) hf
   hf::wait_for_prior_grid();
   hf::allow_early_start();
   __shared__ Shared shared;
+  if constexpr (Tiling::exchange) {
+    if (kVector && args.vector_ok) {
+      exchange_phase<kVectorLanes>(args, shared);
+    } else {
+      exchange_phase<1>(args, shared);
+    }
+    return;
+  }
   if constexpr (Tiling::partials > 1 && !Tiling::apply_merges) {
     if (args.phase == hf::kBnFinalize) {
       finalize_phase(args, shared);

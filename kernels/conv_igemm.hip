@@ -1034,7 +1034,9 @@ constexpr unsigned kTmaBytes = (kTmaA ? BM * kRowBytes : 0) + (kTmaB ? BN * kRow
 // The re-layout runs beside this kernel and counts its finished blocks per image
 // (common/ready_counters.h); the tensor-map issuer, the block's only loader thread, waits for
 // the weights once and for each tile's images before copying them, instead of the whole block
-// waiting for the re-layout's launch to end.
+// waiting for the re-layout's launch to end. The waits end: every re-layout block has started
+// before any GEMM block does (an early start begins once all of them have; an ordinary
+// launch, once they have finished), so no waiting GEMM block keeps a writer off the device.
 constexpr bool kStreamInput = hfi::StreamInput;
 static_assert(!kStreamInput || (kWarpSpecialized && kAllTma), "a streamed re-layout feeds the tensor-map issuer only");
 constexpr unsigned kPackBlocksPerImage = hfi::PackGridX * hfi::PackGridY;

@@ -188,9 +188,13 @@ struct ColumnTiling {
     bool valid;   // column < columns
   };
   static HF_DEVICE Place place(bool reversed = false) {
-    Place p;
     const unsigned bx = reversed ? gridDim.x - 1 - blockIdx.x : blockIdx.x;
     const unsigned by = reversed ? gridDim.y - 1 - blockIdx.y : blockIdx.y;
+    return place_at(bx, by);
+  }
+  // The place of block (column tile bx, partial by), however the block got that work.
+  static HF_DEVICE Place place_at(unsigned bx, unsigned by) {
+    Place p;
     p.column_lane = static_cast<int>(threadIdx.x % T::tile_columns);
     p.row_lane = static_cast<int>(threadIdx.x / T::tile_columns);
     p.column = static_cast<index_t>(bx) * T::tile_columns + p.column_lane;

@@ -78,6 +78,9 @@ struct BnForwardArgs {
   void* running_mean;
   void* running_variance;
   float* partials;  // scratch owned by the invoker (null with one partial)
+  // Tiling::exchange: a counter per column tile, then the ticket and retirement counters;
+  // zero between launches (the last block re-zeroes them). Null otherwise.
+  unsigned* counters;
   float epsilon;
   float exp_avg_factor;
   int phase;

@@ -29,6 +29,7 @@ miopenHandle_t create_handle(hipStream_t stream) {
   handle->target.arch = info.arch;
   handle->target.warp_size = info.warp_size;
   handle->target.multiprocessors = info.multiprocessors;
+  handle->target.l2_bytes = info.l2_bytes;
   if (info.shared_per_block_optin != 0) handle->target.shared_per_block = info.shared_per_block_optin;
   log::print(log::Level::info, "handle on device {} ({}, {}, {} SMs)", device, info.name, info.arch,
              info.multiprocessors);

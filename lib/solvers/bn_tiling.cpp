@@ -25,6 +25,10 @@ constexpr int kBlocksPerMultiprocessor = 4;
 // images with enough channels for one partial (13 vectors a thread).
 constexpr std::int64_t kHeldRegisterValues = 24;
 constexpr std::int64_t kHeldSharedBytes = 40 * 1024;
+// The exchange (BnTiling::exchange) merges its column's partials in fp64 while it holds x:
+// 16 values in registers (4 fp32 vectors, 2 of fp16) keep its stack frame at 0-32 bytes where
+// kHeldRegisterValues left 40-64 (NVRTC for sm_90, 64 registers).
+constexpr std::int64_t kExchangeRegisterValues = 16;
 constexpr std::int64_t kMinRowsPerThread = 4;  // below this, more partials cost more than they give
 constexpr std::int64_t kMaxRowsPerPartial = std::int64_t{1} << 24;  // counts stay exact in fp32
 constexpr int kMaxTileColumns = 32;
@@ -116,6 +120,10 @@ dim3 BnTiling::grid() const {
 
 dim3 BnTiling::finalize_grid() const { return dim3(static_cast<unsigned>(ceil_div(columns, tile_columns))); }
 
+std::size_t BnTiling::counter_bytes() const {
+  return exchange ? static_cast<std::size_t>(ceil_div(columns, tile_columns) + 2) * sizeof(unsigned) : 0;
+}
+
 std::size_t BnTiling::scratch_bytes(int fields) const {
   if (partials == 1) return 0;
   return static_cast<std::size_t>(columns) * static_cast<std::size_t>(partials) * static_cast<std::size_t>(fields) *
@@ -163,7 +171,32 @@ BnTiling choose_bn_tiling(const TensorDesc& x, BatchNormMode mode, const Target&
       t.held_in_registers = static_cast<int>(in_registers);
     }
   }
-  t.apply_merges = t.partials > 1 && t.partials <= t.tile_rows * kMaxMergesPerThread &&
+  // Forward training over vector-walked planes whose column does not fit one held partial, x
+  // larger than the L2 (else the second pass reads x from the L2 anyway): the exchange, with
+  // partials small enough to hold (rows_per_partial <= held_rows) and at least as many as the
+  // reduce/apply tiling's, at most one a multiprocessor (the kernel's waits end only if a
+  // column's partials can be resident together). H200 (docs/PERF_NOTES.md v24, NCHW, batch
+  // 64, us): fp32 64x112x112 160.9 -> 137.9, 256x56x56 157.4 -> 148.6, 512x28x28 80.0 -> 74.8;
+  // fp16 64x112x112 84.5 -> 80.5, 256x56x56 84.8 -> 81.7; but fp16 512x28x28 (51 MB, within
+  // the L2) 43.2 -> 46.9.
+  const auto x_bytes = static_cast<std::size_t>(n * c * s * element_bytes);
+  if (kernel == BnKernel::forward_training && t.spatial && !channels_inner && !t.plane_groups && t.held_units == 0 &&
+      x_bytes > l2_bytes_of(target) && plane_vectors_fit(x, lanes)) {
+    const std::int64_t register_units = kExchangeRegisterValues / lanes;
+    const std::int64_t held_rows = (register_units + kHeldSharedBytes / (t.threads() * 16)) * lanes * t.tile_rows;
+    const std::int64_t most = multiprocessors_of(target);
+    const std::int64_t p = std::max(ceil_div(t.rows, held_rows), std::min<std::int64_t>(t.partials, most));
+    if (p > 1 && p <= most) {
+      t.exchange = true;
+      t.early_start = false;  // one launch
+      t.rows_per_partial = ceil_div(ceil_div(t.rows, p), kVectorRows) * kVectorRows;
+      t.partials = static_cast<int>(ceil_div(t.rows, t.rows_per_partial));
+      const std::int64_t units = ceil_div(t.rows_per_partial, lanes * t.tile_rows);
+      t.held_units = static_cast<int>(units);
+      t.held_in_registers = static_cast<int>(std::min(units, register_units));
+    }
+  }
+  t.apply_merges = t.partials > 1 && !t.exchange && t.partials <= t.tile_rows * kMaxMergesPerThread &&
                    t.partials * kPartialBytes * kMergeBytesRatio <= t.rows_per_partial * element_bytes;
   return t;
 }
@@ -177,6 +210,7 @@ void emit_tiling(PlanHeader& h, const BnTiling& t) {
   h.line("  static constexpr int partials = " + std::to_string(t.partials) + ";");
   h.line("  static constexpr hf::index_t rows_per_partial = " + std::to_string(t.rows_per_partial) + ";");
   h.line(std::string("  static constexpr bool apply_merges = ") + (t.apply_merges ? "true" : "false") + ";");
+  h.line(std::string("  static constexpr bool exchange = ") + (t.exchange ? "true" : "false") + ";");
   h.line(std::string("  static constexpr bool plane_groups = ") + (t.plane_groups ? "true" : "false") + ";");
   h.line("  static constexpr int held_units = " + std::to_string(t.held_units) + ";");
   h.line("  static constexpr int held_in_registers = " + std::to_string(t.held_in_registers) + ";");

@@ -22,8 +22,12 @@ struct BnTiling {
   int tile_rows = 256;          // threads per column in a block (a power of two)
   int partials = 1;             // row ranges per column: 1 = one fused pass, else reduce/finalize/apply
   bool apply_merges = false;    // partials > 1: the apply phase merges the partials (no finalize)
+  // Forward training, partials > 1 along vector-walked planes: one launch whose blocks hold
+  // their share of x, exchange their partial moments through counters and normalise what they
+  // hold (kernels/bn_forward_training.hip): x is read once.
+  bool exchange = false;
   bool plane_groups = false;    // spatial NCHW planes vectors do not tile: tile_columns channels walked together
-  int held_units = 0;           // forward training, one partial: the vector units a thread holds from reduce to normalise (0: none)
+  int held_units = 0;           // forward training, one partial or exchange: the vector units a thread holds from reduce to normalise (0: none)
   int held_in_registers = 0;    // of which in registers; the rest in dynamic shared memory
   std::int64_t columns = 0, rows = 0, rows_per_partial = 0;
   // The finalize and apply phases start early (rt::launch_kernel), where the target can.
@@ -32,11 +36,14 @@ struct BnTiling {
   int threads() const { return tile_columns * tile_rows; }
   dim3 grid() const;           // reduce and apply phases: column tiles x partials
   dim3 finalize_grid() const;  // column tiles
-  int launches() const { return partials == 1 ? 1 : apply_merges ? 2 : 3; }
+  int launches() const { return partials == 1 || exchange ? 1 : apply_merges ? 2 : 3; }
   // Dynamic shared memory of the (first) launch: the held units not in registers, 16 bytes each.
   unsigned shared_bytes() const { return static_cast<unsigned>((held_units - held_in_registers) * threads() * 16); }
   // Bytes of the partials scratch for `fields` floats per (column, partial); 0 with one partial.
   std::size_t scratch_bytes(int fields) const;
+  // Counters of the exchange (kernels/bn_forward_training.hip: one per column tile, the ticket,
+  // the retired blocks), zero before the first launch; 0 without the exchange.
+  std::size_t counter_bytes() const;
 };
 
 // Which BN training kernel a tiling is for.
@@ -49,13 +56,14 @@ BnTiling choose_bn_tiling(const TensorDesc& x, BatchNormMode mode, const Target&
 void emit_tiling(PlanHeader& header, const BnTiling& tiling);
 
 // Enqueues the phases of a BN kernel (BnForwardArgs or BnBackwardArgs): the fused reduce
-// alone with one partial, else reduce, finalize (unless the apply phase merges) and apply.
+// alone with one partial or the exchange, else reduce, finalize (unless the apply phase
+// merges) and apply.
 template <class Args>
 hipError_t launch_bn_phases(const rt::Kernel& kernel, const BnTiling& tiling, hipStream_t stream, Args& args) {
   const dim3 block(static_cast<unsigned>(tiling.threads()));
   args.phase = hf::kBnReduce;
   hipError_t e = kernel.launch(tiling.grid(), block, tiling.shared_bytes(), stream, &args);
-  if (e != hipSuccess || tiling.partials == 1) return e;
+  if (e != hipSuccess || tiling.partials == 1 || tiling.exchange) return e;
   if (!tiling.apply_merges) {
     args.phase = hf::kBnFinalize;
     e = kernel.launch(tiling.finalize_grid(), block, 0, stream, &args, tiling.early_start);

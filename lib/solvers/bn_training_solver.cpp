@@ -1,11 +1,14 @@
 #include "solvers/bn_training_solver.h"
 
+#include "common/error.h"
 #include "common/kernel_args.h"
 #include "solvers/bn_tiling.h"
 #include "solvers/chain_binding.h"
 #include "solvers/chain_codegen.h"
 #include "solvers/invoker_support.h"
 #include "solvers/plan_parts.h"
+
+#include <string>
 
 namespace hipfuse {
 
@@ -43,8 +46,13 @@ rt::KernelRequest request_for(const FusionPlan& plan, const BnTiling& tiling) {
 class BnTrainingInvoker final : public Invoker {
  public:
   BnTrainingInvoker(std::shared_ptr<const rt::Kernel> kernel, const BnTiling& tiling,
-                    std::unique_ptr<DeviceScratch> scratch, ChainBinding binding)
-      : kernel_(std::move(kernel)), tiling_(tiling), scratch_(std::move(scratch)), binding_(std::move(binding)) {}
+                    std::unique_ptr<DeviceScratch> scratch, std::unique_ptr<DeviceScratch> counters,
+                    ChainBinding binding)
+      : kernel_(std::move(kernel)),
+        tiling_(tiling),
+        scratch_(std::move(scratch)),
+        counters_(std::move(counters)),
+        binding_(std::move(binding)) {}
 
   hipError_t launch(hipStream_t stream, const void* input, void* output, const OperatorArgs& args) const override {
     const auto* bn = args.slots.empty() ? nullptr : std::get_if<BatchNormForwardTrainingArgs>(&args.slots[0]);
@@ -59,6 +67,7 @@ class BnTrainingInvoker final : public Invoker {
     a.running_mean = bn->running_mean;
     a.running_variance = bn->running_variance;
     a.partials = scratch_ ? scratch_->data() : nullptr;
+    a.counters = counters_ ? reinterpret_cast<unsigned*>(counters_->data()) : nullptr;
     a.epsilon = static_cast<float>(bn->epsilon);
     a.exp_avg_factor = static_cast<float>(bn->exp_avg_factor);
     a.vector_ok = aligned16(input) && aligned16(output);
@@ -71,6 +80,7 @@ class BnTrainingInvoker final : public Invoker {
   std::shared_ptr<const rt::Kernel> kernel_;
   BnTiling tiling_;
   std::unique_ptr<DeviceScratch> scratch_;
+  std::unique_ptr<DeviceScratch> counters_;  // the exchange's (BnTiling::counter_bytes)
   ChainBinding binding_;
 };
 
@@ -95,9 +105,17 @@ std::unique_ptr<Invoker> BnTrainingSolver::build(const FusionPlan& plan, const T
   auto kernel = load_kernel(request_for(plan, tiling), target, reports);
   std::unique_ptr<DeviceScratch> scratch;
   if (tiling.partials > 1) scratch = std::make_unique<DeviceScratch>(target.device, tiling.scratch_bytes(kPartialFields));
+  std::unique_ptr<DeviceScratch> counters;
+  if (tiling.exchange) {
+    // Zero before the first launch; the kernel's last block re-zeroes them after each.
+    counters = std::make_unique<DeviceScratch>(target.device, tiling.counter_bytes());
+    const hipError_t e = hipMemset(counters->data(), 0, counters->bytes());
+    if (e != hipSuccess) fail(Status::internal_error, std::string("cannot zero the BN counters: ") + hipGetErrorString(e));
+  }
   ChainBinding binding;
   binding.bind(epilogue_ops(plan), 0);
-  return std::make_unique<BnTrainingInvoker>(std::move(kernel), tiling, std::move(scratch), std::move(binding));
+  return std::make_unique<BnTrainingInvoker>(std::move(kernel), tiling, std::move(scratch), std::move(counters),
+                                             std::move(binding));
 }
 
 }  // namespace hipfuse

@@ -20,6 +20,11 @@ int multiprocessors_of(const Target& target) {
   return target.multiprocessors > 0 ? target.multiprocessors : kH200Multiprocessors;
 }
 
+std::size_t l2_bytes_of(const Target& target) {
+  constexpr std::size_t kH200L2Bytes = std::size_t{60} << 20;
+  return target.l2_bytes > 0 ? target.l2_bytes : kH200L2Bytes;
+}
+
 std::int64_t ceil_div(std::int64_t a, std::int64_t b) { return (a + b - 1) / b; }
 
 DeviceScratch::DeviceScratch(int device, std::size_t bytes) {

@@ -20,6 +20,8 @@ std::shared_ptr<const rt::Kernel> load_kernel(const rt::KernelRequest& request, 
 
 // Multiprocessors to size grids for: the device's, or an H200's when compiling offline.
 int multiprocessors_of(const Target& target);
+// The device's L2 cache bytes, or an H200's when compiling offline.
+std::size_t l2_bytes_of(const Target& target);
 
 std::int64_t ceil_div(std::int64_t a, std::int64_t b);
 

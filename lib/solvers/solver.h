@@ -21,6 +21,7 @@ struct Target {
   std::string arch;             // "sm_90"
   int warp_size = 32;
   int multiprocessors = 0;      // 0 when unknown (offline): heuristics assume a large part
+  std::size_t l2_bytes = 0;     // 0 when unknown (offline): heuristics assume an H200's
   std::size_t shared_per_block = 48 * 1024;
 };
 

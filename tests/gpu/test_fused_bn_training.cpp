@@ -2,6 +2,7 @@
 // CPU reference: y, saved mean / inverse std, running statistics only when asked for, both
 // modes, one-partial and multi-partial tilings, data with a large mean (numerics).
 #include "gpu/test_fused_support.h"
+#include "solvers/bn_tiling.h"
 
 using namespace hipfuse;
 using namespace hipfuse::test;
@@ -134,6 +135,49 @@ TEST_CASE("fused BN training: threads holding their share of x from the reduce t
 
 namespace {
 
+// Runs a BN training plan whose tiling exchanges partial moments in one launch three times
+// back to back (its counters must return to zero after each), every output poisoned and
+// checked each time.
+void check_exchange(std::unique_ptr<FusionPlan> plan, std::uint64_t seed) {
+  const auto& bn = std::get<BatchNormForwardTrainingOp>(plan->ops().front()->op);
+  const BnTiling tiling = choose_bn_tiling(plan->input(), bn.mode, device_target(), BnKernel::forward_training);
+  REQUIRE(tiling.exchange);
+  CAPTURE(tiling.partials);
+  CAPTURE(tiling.held_units);
+  FusedCase c(std::move(plan), seed, 3.0);
+  c.compile();
+  REQUIRE(c.invoker().kernel_launches() == 1);
+  for (int run = 0; run < 3; ++run) {
+    CAPTURE(run);
+    c.run();
+    c.check();
+  }
+}
+
+}  // namespace
+
+TEST_CASE("fused BN training: one launch exchanging partial moments between blocks") {
+  // Each block holds its rows, publishes its partial moments, waits for its column's others
+  // and normalises what it holds (BnTiling::exchange: NCHW planes, x larger than the L2).
+  SUBCASE("fp32: 32 partials of 14112 rows (4 vectors a thread in registers, 10 in shared memory, the last for 200 threads)") {
+    check_exchange(PlanBuilder(DataType::float32, {36, 64, 112, 112}, Lay::nchw).bn_train(BatchNormMode::spatial, true)
+                       .act(ActivationMode::relu).take(), 2440);
+  }
+  SUBCASE("fp16 and bf16, with a bias and a residual in the epilogue") {
+    check_exchange(PlanBuilder(DataType::half, {64, 64, 112, 112}, Lay::nchw).bn_train(BatchNormMode::spatial, true)
+                       .bias().act(ActivationMode::leakyrelu).take(), 2441);
+    PlanBuilder b(DataType::bfloat16, {64, 64, 112, 112}, Lay::nchw);
+    b.bn_train(BatchNormMode::spatial, false).residual().act(ActivationMode::elu);
+    check_exchange(b.take(), 2442);
+  }
+  SUBCASE("a ResNet-50 shape: 14 partials of 14 vectors a thread") {
+    check_exchange(PlanBuilder(DataType::float32, {64, 256, 56, 56}, Lay::nchw).bn_train(BatchNormMode::spatial, true)
+                       .act(ActivationMode::relu).take(), 2444);
+  }
+}
+
+namespace {
+
 // Runs BN training + ReLU over x of `shape` (fp32 NCHW) from 16-byte aligned pointers and
 // from pointers 4 bytes off, and compares the two.
 void check_misaligned_walk(const std::vector<std::int64_t>& shape) {
@@ -201,4 +245,6 @@ TEST_CASE("fused BN training: pointers off 16-byte alignment take the scalar wal
   // Layouts where aligned pointers take the held walk (one partial, part in shared memory).
   SUBCASE("held plane groups") { check_misaligned_walk({64, 2048, 7, 7}); }
   SUBCASE("held vectors along the plane") { check_misaligned_walk({40, 1024, 14, 14}); }
+  // The exchange of partial moments: the scalar walk reads x again to normalise.
+  SUBCASE("exchange") { check_misaligned_walk({32, 64, 112, 112}); }
 }

@@ -27,10 +27,15 @@ TEST_CASE("fused graph capture: CBNA replays from a HIP graph") {
                      4000);
 }
 
-TEST_CASE("fused graph capture: multi-launch BN training and BN backward replay from a HIP graph") {
-  capture_and_replay(PlanBuilder(DataType::float32, {64, 3, 40, 40}, Lay::nchw).bn_train(BatchNormMode::spatial, true)
+TEST_CASE("fused graph capture: BN training (partials exchanged in one launch, or three launches) and BN backward replay from a HIP graph") {
+  // NCHW planes larger than the L2: one launch whose counters must be back at zero for each replay.
+  capture_and_replay(PlanBuilder(DataType::float32, {32, 64, 112, 112}, Lay::nchw).bn_train(BatchNormMode::spatial, true)
                          .act(ActivationMode::relu).take(),
-                     4001);
+                     4001, 1);
+  // Channels-last: reduce, finalize and apply launches.
+  capture_and_replay(PlanBuilder(DataType::half, {64, 3, 40, 40}, Lay::nhwc).bn_train(BatchNormMode::spatial, true)
+                         .act(ActivationMode::relu).take(),
+                     4004, 3);
   capture_and_replay(PlanBuilder(DataType::float32, {64, 3, 40, 40}, Lay::nhwc).bn_backward(BatchNormMode::spatial)
                          .act_backward(ActivationMode::elu).take(),
                      4002);

@@ -40,6 +40,7 @@ inline Target device_target() {
   t.arch = info.arch;
   t.warp_size = info.warp_size;
   t.multiprocessors = info.multiprocessors;
+  t.l2_bytes = info.l2_bytes;
   t.shared_per_block = info.shared_per_block_optin;
   return t;
 }

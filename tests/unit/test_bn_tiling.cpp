@@ -1,11 +1,14 @@
 // The BN training tiling (lib/solvers/bn_tiling.cpp) without a GPU: which layouts the forward
 // training kernel walks as plane groups (kernels/common/plane_groups.h), that their partials
 // cover whole images, and where its threads hold their share of x from the reduce to the
-// normalise (held_units); the kernels themselves run in tests/gpu/test_fused_bn_*.cpp.
+// normalise (held_units), and where it exchanges partial moments in one launch (exchange); the
+// kernels themselves run in tests/gpu/test_fused_bn_*.cpp.
 #include <doctest/doctest.h>
 
 #include "solvers/bn_tiling.h"
 #include "test_solver_plans.h"
+
+#include <algorithm>
 
 using namespace hipfuse;
 using namespace hipfuse::test;
@@ -76,17 +79,77 @@ TEST_CASE("BN tiling: forward training holds x where a thread's share of one par
   CHECK(few.held_units == 2);
   CHECK(few.held_in_registers == 2);
   CHECK(few.shared_bytes() == 0);
-  // Too many vectors a thread (28x28: 49), several partials (fp16 7x7: groups of 8 channels;
-  // few channels), the backward, channels-last and per-activation BN: no.
+  // Several partials of plane groups (fp16 7x7: groups of 8 channels; few channels), the
+  // backward, channels-last and per-activation BN: no (longer planes: the exchange, below).
   for (const BnTiling& t :
-       {spatial_tiling(DataType::float32, {64, 512, 28, 28}), spatial_tiling(DataType::half, {64, 2048, 7, 7}),
-        spatial_tiling(DataType::float32, {64, 64, 7, 7}), spatial_tiling(DataType::float32, {64, 256, 56, 56}),
+       {spatial_tiling(DataType::half, {64, 2048, 7, 7}), spatial_tiling(DataType::float32, {64, 64, 7, 7}),
         spatial_tiling(DataType::float32, {64, 2048, 7, 7}, Lay::nchw, BnKernel::backward),
         spatial_tiling(DataType::float32, {64, 2048, 7, 7}, Lay::nhwc),
         choose_bn_tiling(packed(DataType::float32, {64, 2048, 7, 7}, Lay::nchw), BatchNormMode::per_activation,
                          h200(), BnKernel::forward_training)}) {
     CHECK(t.held_units == 0);
     CHECK(t.shared_bytes() == 0);
+  }
+}
+
+TEST_CASE("BN tiling: forward training exchanges partials where a column does not fit one held partial") {
+  // Vector-walked planes of x larger than the L2 (60 MiB unless the device says): partials small
+  // enough to hold (4 vectors a thread in registers, 10 in 40 KB of shared memory: 14 x 4 x 256
+  // fp32 rows), one launch.
+  const auto check_exchange = [](const BnTiling& t, std::int64_t lanes) {
+    CHECK(t.exchange);
+    CHECK(t.partials > 1);
+    CHECK(t.partials <= 132);  // a column's partials fit on the device together
+    CHECK(t.launches() == 1);
+    CHECK_FALSE(t.apply_merges);
+    CHECK_FALSE(t.early_start);
+    CHECK(t.rows_per_partial % 8 == 0);
+    CHECK(static_cast<std::int64_t>(t.partials) * t.rows_per_partial >= t.rows);
+    CHECK(static_cast<std::int64_t>(t.partials - 1) * t.rows_per_partial < t.rows);
+    CHECK(static_cast<std::int64_t>(t.held_units) * lanes * t.tile_rows >= t.rows_per_partial);
+    CHECK(t.held_in_registers == std::min(t.held_units, static_cast<int>(16 / lanes)));
+    CHECK(t.shared_bytes() <= 40 * 1024);
+    CHECK(t.counter_bytes() == static_cast<std::size_t>(t.columns + 2) * sizeof(unsigned));
+  };
+  const BnTiling c256 = spatial_tiling(DataType::float32, {64, 256, 56, 56});
+  check_exchange(c256, 4);
+  CHECK(c256.partials == 14);
+  CHECK(c256.rows_per_partial == 14 * 4 * 256);
+  CHECK(c256.held_units == 14);
+  CHECK(c256.held_in_registers == 4);
+  CHECK(c256.shared_bytes() == 10 * 256 * 16);
+  const BnTiling c512 = spatial_tiling(DataType::float32, {64, 512, 28, 28});  // 49 vectors a thread in one partial
+  check_exchange(c512, 4);
+  CHECK(c512.partials == 4);
+  CHECK(c512.held_units == 13);
+  check_exchange(spatial_tiling(DataType::half, {64, 256, 56, 56}), 8);
+  check_exchange(spatial_tiling(DataType::bfloat16, {64, 64, 112, 112}), 8);
+  const BnTiling c64 = spatial_tiling(DataType::float32, {64, 64, 112, 112});
+  check_exchange(c64, 4);
+  CHECK(c64.partials == 56);
+  // The L2's size from the device where known: a 40 MB L2 takes the fp16 512x28x28 (51 MB).
+  Target l2_40 = h200();
+  l2_40.l2_bytes = 40u << 20;
+  check_exchange(choose_bn_tiling(packed(DataType::half, {64, 512, 28, 28}, Lay::nchw), BatchNormMode::spatial, l2_40,
+                                  BnKernel::forward_training),
+                 8);
+  // Not: x within the L2 (fp16 512x28x28: 51 MB; few channels), one held partial fits (14x14),
+  // plane groups (7x7), the backward, channels-last, per-activation, more partials than
+  // multiprocessors (a long column, or a small device).
+  Target small = h200();
+  small.multiprocessors = 8;
+  for (const BnTiling& t :
+       {spatial_tiling(DataType::half, {64, 512, 28, 28}), spatial_tiling(DataType::float32, {64, 3, 40, 40}),
+        spatial_tiling(DataType::float32, {64, 1024, 14, 14}), spatial_tiling(DataType::float32, {64, 2048, 7, 7}),
+        spatial_tiling(DataType::float32, {64, 256, 56, 56}, Lay::nchw, BnKernel::backward),
+        spatial_tiling(DataType::float32, {64, 256, 56, 56}, Lay::nhwc),
+        choose_bn_tiling(packed(DataType::float32, {64, 256, 56, 56}, Lay::nchw), BatchNormMode::per_activation,
+                         h200(), BnKernel::forward_training),
+        spatial_tiling(DataType::float32, {512, 8, 64, 64}),
+        choose_bn_tiling(packed(DataType::float32, {64, 256, 56, 56}, Lay::nchw), BatchNormMode::spatial, small,
+                         BnKernel::forward_training)}) {
+    CHECK_FALSE(t.exchange);
+    CHECK(t.counter_bytes() == 0);
   }
 }
 
