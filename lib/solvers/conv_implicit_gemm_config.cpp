@@ -82,6 +82,13 @@ constexpr const char* kMemoryBoundTileGatheredWgmma = "wg128x128p";
 // 1x1 64->256 56x56 46.4 against 128x64k64p's 53.7 (warp-specialised: 58.2); at N = 64
 // (64->64 56x56) 128x64k64p stays, 20.0 against 23.6.
 constexpr const char* kMemoryBoundTilePixelsWgmma = "wg128x128p";
+// A copied along the pixels (NCHW 1x1) below the wgmma intensity, GEMM K 128-512, N >= 128:
+// that tile warp-specialised (the weights by tensor map). H200 sweep v24 (docs/PERF_NOTES.md,
+// fp16 NCHW, batch 64, us, 16-bit staged), against the mma.sync tiles taken before: 1x1
+// 256->128 56x56 48.7 against 61.5, 128->512 28x28 36.4 against 46.4, 512->128 28x28 27.8
+// against 35.7 (plain wg128x128p 62.7, 41.5, 31.0); at N = 64 (256->64) 128x64 stays (38.8,
+// wg128x128p/ws 43.0).
+constexpr const char* kPixelsTileWarpSpecialized = "wg128x128p";
 // Channels-last 1x1 layers below the wgmma intensity, up to GEMM K 512, whose x and weights
 // tensor maps can read (1x1, stride 1, unpadded) and whose y takes 16-bit staging: the
 // persistent warp-specialised 128x64 wgmma tile, its loader warp running on into the next
@@ -938,6 +945,18 @@ Config choose_config(const Problem& p, int sms, const std::string& force_tile_an
       }
     }
   }
+  bool pixels_ws_pick = false;
+  if (force_tile.empty() && warpgroup && !compute_bound && p.gemm_n() >= 128 && p.gemm_k() > 64 &&
+      p.gemm_k() <= kMemoryBoundWarpSpecializedMaxK) {
+    const Candidate* wg = find_tile(kPixelsTileWarpSpecialized, true, true);
+    if (wg != nullptr) {
+      const Config plain = make_config(p, *wg, sms);
+      if (plain.a_loader == Loader::pixels && warp_specialization_fits(plain, *wg)) {
+        best = wg;
+        pixels_ws_pick = true;
+      }
+    }
+  }
   // A by an im2col tensor map where it applies (3x3, strided 1x1 on sm_90): kIm2colTiles.
   bool im2col_pick = false;
   if (force_tile.empty() && warpgroup && best == nullptr) {
@@ -995,7 +1014,8 @@ Config choose_config(const Problem& p, int sms, const std::string& force_tile_an
   // seven fp16 NCHW layers, CBNA 11-19%.
   modes.stage_16bit = (has_mode("s16") || force_tile.empty()) && stage_16bit_fits(p, plain);
   const bool stream_k = has_mode("sk") && stream_k_fits(plain, *best);
-  const bool ws = has_mode("ws") || memory_bound_ws_pick || im2col_pick || mapped_pick || (warpgroup_pick && warp_specialization_pays(*best, plain));
+  const bool ws = has_mode("ws") || memory_bound_ws_pick || pixels_ws_pick || im2col_pick || mapped_pick ||
+                  (warpgroup_pick && warp_specialization_pays(*best, plain));
   modes.warp_specialized = ws && !stream_k && warp_specialization_fits(plain, *best);
   modes.tensor_maps = warpgroup;
   modes.im2col = has_mode("im2col") || im2col_pick;

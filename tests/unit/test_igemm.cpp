@@ -1095,8 +1095,9 @@ TEST_CASE("igemm: persistent sweep tiles: staging apart from the pipeline, resid
   // The memory-bound 1x1 layers of the sweep (batch 64, fp16); {tile, blocks per SM for GEMM
   // K 64 (one k-tile, one stage), for longer K (0: does not fit)}, all with fp32 staging (the
   // forced tiles' default). The automatic choice takes on NHWC wg128x64p warp-specialised and
-  // 16-bit staged; on NCHW, whose A is copied along the pixels, wg128x128p for GEMM K 64 and
-  // N >= 128 (64->256), none of them elsewhere.
+  // 16-bit staged; on NCHW, whose A is copied along the pixels, wg128x128p for N >= 128 (GEMM
+  // K 64: 64->256; warp-specialised for K 128-512: 256->128, 128->512, 512->128), none of them
+  // elsewhere.
   struct Layer {
     int c, hw, k;
   } layers[] = {{64, 56, 256}, {256, 56, 64}, {64, 56, 64}, {256, 56, 128}, {128, 28, 512}, {512, 28, 128}};
@@ -1116,7 +1117,7 @@ TEST_CASE("igemm: persistent sweep tiles: staging apart from the pipeline, resid
       CHECK((automatic == "wg128x64p") == (layout == Layout::nhwc));
       for (const Expect& e : expect) {
         CAPTURE(e.tile);
-        const bool nchw_pick = layout == Layout::nchw && l.c == 64 && l.k >= 128 && std::string(e.tile) == "wg128x128p";
+        const bool nchw_pick = layout == Layout::nchw && l.k >= 128 && std::string(e.tile) == "wg128x128p";
         if (std::string(e.tile) != "wg128x64p") CHECK((automatic == e.tile) == nchw_pick);
         const igemm::Config c = ConvImplicitGemmSolver::config_for(*plan, sm90(), e.tile);
         CAPTURE(c.describe());
@@ -1317,8 +1318,11 @@ TEST_CASE("igemm: warpgroup (wgmma) tiles: sm_90 only, fp16/bf16, stages, aligne
       CHECK(std::string(ConvImplicitGemmSolver::config_for(*mem, sm90()).tile.name()) == "wg128x64p");
       CHECK(ConvImplicitGemmSolver::config_for(*mem, sm90()).stage_16bit);
       CHECK(ConvImplicitGemmSolver::config_for(*mem, sm90()).warp_specialized);
+      // NCHW (A along the pixels, GEMM K 128-512, N >= 128): wg128x128p, warp-specialised (v24).
       auto mem_nchw = make_plan(reference_layer(t, Layout::nchw, 256, 56, 128, 1));
-      CHECK_FALSE(ConvImplicitGemmSolver::config_for(*mem_nchw, sm90()).tile.warpgroup);
+      CHECK(std::string(ConvImplicitGemmSolver::config_for(*mem_nchw, sm90()).tile.name()) == "wg128x128p");
+      CHECK(ConvImplicitGemmSolver::config_for(*mem_nchw, sm90()).warp_specialized);
+      CHECK(ConvImplicitGemmSolver::config_for(*mem_nchw, sm90()).stage_16bit);
       // 3x3 64 -> 64: the persistent warp-specialised 128x64, A by an im2col map (v15; before the
       // map, A's L2 traffic kept wgmma behind mma.sync there); not without the map (C = 56).
       ConvCase narrow = cc;
@@ -1332,7 +1336,8 @@ TEST_CASE("igemm: warpgroup (wgmma) tiles: sm_90 only, fp16/bf16, stages, aligne
       // The memory-bound 1x1 layers (sweeps v9, v14): channels-last (x and weights by tensor map,
       // 16-bit staged), the persistent warp-specialised wgmma tile; stride 2 (A not a matrix of
       // rows), the earlier choice; NCHW with one k-tile copied along the pixels, the
-      // persistent mma.sync tile; two (K 128), 128x64; a gathered A (NCHW, H*W not a multiple
+      // persistent mma.sync tile; two (K 128) with N >= 128, wg128x128p warp-specialised (v24);
+      // on sm_80, 128x64; a gathered A (NCHW, H*W not a multiple
       // of 4) with N >= 128, the persistent wgmma tile; N 64, 128x64; without wgmma, 128x64.
       auto tile_of = [&](Layout lay, int c, int hw, int k, const Target& target) {
         return std::string(
@@ -1354,7 +1359,8 @@ TEST_CASE("igemm: warpgroup (wgmma) tiles: sm_90 only, fp16/bf16, stages, aligne
       CHECK(tile_of(Layout::nhwc, 64, 56, 256, sm80()) == "128x64k64p");
       CHECK(tile_of(Layout::nchw, 64, 56, 256, sm90()) == "wg128x128p");  // A along the pixels, K 64, N >= 128
       CHECK(tile_of(Layout::nchw, 64, 56, 64, sm90()) == "128x64k64p");   // ... N 64
-      CHECK(tile_of(Layout::nchw, 128, 28, 512, sm90()) == "128x64");
+      CHECK(tile_of(Layout::nchw, 128, 28, 512, sm90()) == "wg128x128p");
+      CHECK(tile_of(Layout::nchw, 256, 56, 64, sm90()) == "128x64k64");  // K 256, N 64: mma.sync (v24)
       CHECK(tile_of(Layout::nchw, 64, 57, 256, sm90()) == "wg128x128p");
       CHECK(tile_of(Layout::nchw, 64, 57, 64, sm90()) == "128x64");
       CHECK(tile_of(Layout::nchw, 128, 28, 512, sm80()) == "128x64");
