@@ -173,6 +173,16 @@ HF_DEVICE hf::Moments<float> held_moments(const hf::BnForwardArgs& args, const P
   return sums.moments();
 }
 
+// This thread's moments by the walk the tiling takes: held_moments where it holds x.
+template <int V>
+HF_DEVICE hf::Moments<float> walk_moments(const hf::BnForwardArgs& args, const Place& p, Held<V>& held) {
+  if constexpr (kHolds<V>) {
+    return held_moments<V>(args, p, held);
+  } else {
+    return thread_moments<V>(args, p);
+  }
+}
+
 HF_DEVICE double inv_std_of(const hf::BnForwardArgs& args, double m2) {
   return 1.0 / sqrt(m2 / static_cast<double>(Tiles::rows) + static_cast<double>(args.epsilon));
 }
@@ -243,13 +253,7 @@ template <int V>
 HF_DEVICE void reduce_phase(const hf::BnForwardArgs& args, Shared& shared) {
   const Place p = Tiles::place();
   Held<V> held;  // unused unless kHolds<V>
-  hf::Moments<float> mine;
-  if constexpr (kHolds<V>) {
-    mine = held_moments<V>(args, p, held);
-  } else {
-    mine = thread_moments<V>(args, p);
-  }
-  const hf::Moments<float> m = Tiles::reduce_rows(p, mine, shared.moments);
+  const hf::Moments<float> m = Tiles::reduce_rows(p, walk_moments<V>(args, p, held), shared.moments);
   if constexpr (Tiling::partials == 1) {
     if (p.valid && p.row_lane == 0) shared.inv_std[p.column_lane] = write_statistics(args, p.column, m.mean, m.m2);
     __syncthreads();
@@ -321,16 +325,13 @@ HF_DEVICE void exchange_phase(const hf::BnForwardArgs& args, Shared& shared) {
   if (threadIdx.x == 0) shared.ticket = atomicAdd(args.counters + kTicketSlot, 1u);
   __syncthreads();
   const unsigned ticket = shared.ticket;
+  // Past the last ticket only if two executions of the plan overlap, which its scratch forbids:
+  // a launch error then, not writes past the counters.
+  if (ticket >= kExchangeBlocks) hf::trap();
   const unsigned tile = ticket / Tiling::partials;
   const Place p = Tiles::place_at(tile, ticket % Tiling::partials);
   Held<V> held;  // unused unless kHolds<V> (the scalar walk of misaligned pointers reads x again)
-  hf::Moments<float> mine;
-  if constexpr (kHolds<V>) {
-    mine = held_moments<V>(args, p, held);
-  } else {
-    mine = thread_moments<V>(args, p);
-  }
-  const hf::Moments<float> m = Tiles::reduce_rows(p, mine, shared.moments);
+  const hf::Moments<float> m = Tiles::reduce_rows(p, walk_moments<V>(args, p, held), shared.moments);
   if (p.valid && p.row_lane == 0) write_partial(args, p, m);
   __syncthreads();
   if (threadIdx.x == 0) {

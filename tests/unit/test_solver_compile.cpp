@@ -206,6 +206,11 @@ void bn_training(std::vector<Variant>& out) {
     PlanBuilder several(t, {64, 16, 5, 5}, Lay::nchw);
     several.bn_train(BatchNormMode::spatial, false).residual().act(mode(i++));
     out.push_back({label("NA training, plane groups, partials", t, Lay::nchw), several.take()});
+    // x larger than the L2: the partials exchange their moments in one launch.
+    const bool running = i % 2 == 0;
+    PlanBuilder exchange(t, {64, 64, 112, 112}, Lay::nchw);
+    exchange.bn_train(BatchNormMode::spatial, running).act(mode(i++));
+    out.push_back({label("NA training, partials exchanged", t, Lay::nchw), exchange.take()});
   }
 }
 
