@@ -116,7 +116,6 @@ struct Shared {
   float inv_std[Tiling::tile_columns];
   float mean[Tiling::tile_columns];  // plane groups
   unsigned ticket;                   // exchange: the block's work
-  bool last;                         // exchange: the last block to retire
 };
 
 // This thread's moments over its rows of the block's partial.
@@ -310,10 +309,11 @@ HF_DEVICE void apply_phase(const hf::BnForwardArgs& args, Shared& shared) {
 
 // ---- exchange: several partials a column in one launch ----------------------------------
 
-// Counter slots after the per-column-tile counts: the next ticket, then the retired blocks.
+// Counter slots after the per-column-tile counts (ready_counters.h's layout, columns for
+// images): the next ticket, then the retired blocks.
 constexpr index_t kColumnTiles = (Tiles::columns + Tiling::tile_columns - 1) / Tiling::tile_columns;
 constexpr index_t kTicketSlot = kColumnTiles;
-constexpr index_t kRetiredSlot = kColumnTiles + 1;
+static_assert(hf::kReadyCounterSlots == 2, "the ticket's slot and retire_ready's");
 constexpr unsigned kExchangeBlocks = static_cast<unsigned>(kColumnTiles * Tiling::partials);
 
 // Work goes by ticket, not by block index: a column's partials are consecutive tickets, held
@@ -345,14 +345,7 @@ HF_DEVICE void exchange_phase(const hf::BnForwardArgs& args, Shared& shared) {
   normalize<V, kHolds<V>>(args, p, static_cast<float>(merged.mean), static_cast<float>(inv_std_of(args, merged.m2)),
                           &held);
   // Past its wait: the last block zeroes the counters for the next launch or graph replay.
-  if (threadIdx.x == 0) {
-    __threadfence();
-    shared.last = atomicAdd(args.counters + kRetiredSlot, 1u) + 1 == kExchangeBlocks;
-  }
-  __syncthreads();
-  if (shared.last) {
-    for (index_t i = threadIdx.x; i <= kRetiredSlot; i += Tiles::threads) args.counters[i] = 0;
-  }
+  if (threadIdx.x == 0) hf::retire_ready(args.counters, static_cast<int>(kColumnTiles), kExchangeBlocks);
 }
 
 // ---- plane groups: V channels a block, walked as vectors across their planes -------------

@@ -10,7 +10,8 @@
 //     [N]       blocks of the weights' re-layout finished;
 //     [N + 1]   GEMM blocks past their last wait.
 // * BN forward training's exchange of partial moments (kernels/bn_forward_training.hip,
-//   Tiling::exchange): a counter per column tile counts its published partials.
+//   Tiling::exchange), the same layout with column tiles for images: [c] partials of column tile
+//   c published, [C] the next work ticket, [C + 1] blocks past their wait.
 // A block counts itself once all its threads' stores are done: a block barrier, then one
 // thread's device-scope fence and atomic add (the release); a reader acquires the counter
 // before it loads what the count covers.
@@ -38,11 +39,12 @@ HF_DEVICE void wait_ready(const unsigned* counter, unsigned target) {
   }
 }
 
-// The GEMM's side, after a block's last wait: the last block to get here zeroes the array.
-HF_DEVICE void retire_ready(unsigned* counters, int images, unsigned blocks) {
+// The waiting side (the GEMM; the exchange), one thread after its block's last wait: the last
+// of `blocks` to get here zeroes the array (`items` counters and kReadyCounterSlots).
+HF_DEVICE void retire_ready(unsigned* counters, int items, unsigned blocks) {
   __threadfence();
-  if (atomicAdd(counters + images + 1, 1u) + 1 != blocks) return;
-  for (int i = 0; i < images + kReadyCounterSlots; ++i) counters[i] = 0;
+  if (atomicAdd(counters + items + 1, 1u) + 1 != blocks) return;
+  for (int i = 0; i < items + kReadyCounterSlots; ++i) counters[i] = 0;
   __threadfence();
 }
 

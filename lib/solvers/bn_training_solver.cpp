@@ -1,14 +1,11 @@
 #include "solvers/bn_training_solver.h"
 
-#include "common/error.h"
 #include "common/kernel_args.h"
 #include "solvers/bn_tiling.h"
 #include "solvers/chain_binding.h"
 #include "solvers/chain_codegen.h"
 #include "solvers/invoker_support.h"
 #include "solvers/plan_parts.h"
-
-#include <string>
 
 namespace hipfuse {
 
@@ -67,7 +64,7 @@ class BnTrainingInvoker final : public Invoker {
     a.running_mean = bn->running_mean;
     a.running_variance = bn->running_variance;
     a.partials = scratch_ ? scratch_->data() : nullptr;
-    a.counters = counters_ ? reinterpret_cast<unsigned*>(counters_->data()) : nullptr;
+    a.counters = counters_ ? counters_->counters() : nullptr;
     a.epsilon = static_cast<float>(bn->epsilon);
     a.exp_avg_factor = static_cast<float>(bn->exp_avg_factor);
     a.vector_ok = aligned16(input) && aligned16(output);
@@ -106,12 +103,7 @@ std::unique_ptr<Invoker> BnTrainingSolver::build(const FusionPlan& plan, const T
   std::unique_ptr<DeviceScratch> scratch;
   if (tiling.partials > 1) scratch = std::make_unique<DeviceScratch>(target.device, tiling.scratch_bytes(kPartialFields));
   std::unique_ptr<DeviceScratch> counters;
-  if (tiling.exchange) {
-    // Zero before the first launch; the kernel's last block re-zeroes them after each.
-    counters = std::make_unique<DeviceScratch>(target.device, tiling.counter_bytes());
-    const hipError_t e = hipMemset(counters->data(), 0, counters->bytes());
-    if (e != hipSuccess) fail(Status::internal_error, std::string("cannot zero the BN counters: ") + hipGetErrorString(e));
-  }
+  if (tiling.exchange) counters = zeroed_counters(target.device, tiling.counter_bytes(), "BN exchange counters");
   ChainBinding binding;
   binding.bind(epilogue_ops(plan), 0);
   return std::make_unique<BnTrainingInvoker>(std::move(kernel), tiling, std::move(scratch), std::move(counters),

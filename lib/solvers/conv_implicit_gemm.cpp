@@ -220,7 +220,7 @@ class ConvImplicitGemmInvoker final : public Invoker {
     a.alpha = static_cast<float>(conv->alpha);
     if (packing_.stream_k_partials) {
       a.partials = packing_.stream_k_partials->data();
-      a.tile_counters = reinterpret_cast<unsigned int*>(packing_.stream_k_counters->data());
+      a.tile_counters = packing_.stream_k_counters->counters();
     }
     if (!binding_.pack(args, a.chain)) return hipErrorInvalidValue;
     if (packing_.weights_kernel) {
@@ -241,7 +241,7 @@ class ConvImplicitGemmInvoker final : public Invoker {
         p.weights_dst = packing_.weights->data();
         a.w = packing_.weights->data();
       }
-      if (packing_.ready_counters) p.ready = a.input_ready = ready_counters();
+      if (packing_.ready_counters) p.ready = a.input_ready = packing_.ready_counters->counters();
       a.x = packing_.input->data();
       // Encoded before the re-layout's launch: a streamed re-layout must not run without its GEMM.
       if (!encode_maps(a)) return hipErrorInvalidValue;
@@ -253,7 +253,7 @@ class ConvImplicitGemmInvoker final : public Invoker {
     const hipError_t e = kernel_->launch(grid_, block_, shared_, stream, &a, packing_.early_start);
     // A streamed re-layout without its GEMM leaves its counts behind: zero them for the next launch.
     if (e != hipSuccess && packing_.ready_counters) {
-      (void)hipMemsetAsync(ready_counters(), 0, packing_.ready_counters->bytes(), stream);
+      (void)hipMemsetAsync(packing_.ready_counters->counters(), 0, packing_.ready_counters->bytes(), stream);
     }
     return e;
   }
@@ -266,7 +266,6 @@ class ConvImplicitGemmInvoker final : public Invoker {
   bool encode_maps(hf::ConvArgs& a) const {
     return (!a_map_.used || a_map_.encode(a.a_map, a.x)) && (!b_map_.used || b_map_.encode(a.b_map, a.w));
   }
-  unsigned int* ready_counters() const { return reinterpret_cast<unsigned int*>(packing_.ready_counters->data()); }
 
   std::shared_ptr<const rt::Kernel> kernel_;
   Packing packing_;  // scratch shared by executions (one stream): re-laid-out operands, stream-K partials
@@ -474,19 +473,16 @@ std::unique_ptr<Invoker> ConvImplicitGemmSolver::build_with(const FusionPlan& pl
     // shared memory), and the GEMM's blocks could not join the re-layout's until it drained.
     rt::prefer_shared_memory(packing.input_kernel->function());
     rt::prefer_shared_memory(kernel->function());
-    const std::size_t bytes = static_cast<std::size_t>(x.lengths[0] + hf::kReadyCounterSlots) * sizeof(unsigned int);
-    packing.ready_counters = std::make_unique<DeviceScratch>(target.device, bytes);
-    const hipError_t e = hipMemset(packing.ready_counters->data(), 0, bytes);
-    if (e != hipSuccess) fail(Status::internal_error, std::string("cannot zero the ready counters: ") + hipGetErrorString(e));
+    packing.ready_counters = zeroed_counters(
+        target.device, static_cast<std::size_t>(x.lengths[0] + hf::kReadyCounterSlots) * sizeof(unsigned int),
+        "ready counters");
   }
   if (config.stream_k_blocks > 0) {
     const std::size_t slots = 2 * static_cast<std::size_t>(config.stream_k_blocks);
     packing.stream_k_partials = std::make_unique<DeviceScratch>(
         target.device, slots * static_cast<std::size_t>(config.tile.bm * config.tile.bn) * sizeof(float));
-    const std::size_t counter_bytes = static_cast<std::size_t>(config.tiles) * sizeof(unsigned int);
-    packing.stream_k_counters = std::make_unique<DeviceScratch>(target.device, counter_bytes);
-    const hipError_t e = hipMemset(packing.stream_k_counters->data(), 0, counter_bytes);
-    if (e != hipSuccess) fail(Status::internal_error, std::string("cannot zero the stream-K counters: ") + hipGetErrorString(e));
+    packing.stream_k_counters =
+        zeroed_counters(target.device, static_cast<std::size_t>(config.tiles) * sizeof(unsigned int), "stream-K counters");
   }
   ChainBinding binding;
   binding.bind(parts.prologue, 0);

@@ -43,4 +43,11 @@ DeviceScratch::~DeviceScratch() {
   if (data_ != nullptr) (void)hipFree(data_);
 }
 
+std::unique_ptr<DeviceScratch> zeroed_counters(int device, std::size_t bytes, const char* what) {
+  auto counters = std::make_unique<DeviceScratch>(device, bytes);
+  const hipError_t e = hipMemset(counters->data(), 0, counters->bytes());
+  if (e != hipSuccess) fail(Status::internal_error, std::string("cannot zero the ") + what + ": " + hipGetErrorString(e));
+  return counters;
+}
+
 }  // namespace hipfuse

@@ -37,11 +37,16 @@ class DeviceScratch {
   DeviceScratch(const DeviceScratch&) = delete;
   DeviceScratch& operator=(const DeviceScratch&) = delete;
   float* data() const { return data_; }
+  unsigned int* counters() const { return reinterpret_cast<unsigned int*>(data_); }  // zeroed_counters' view
   std::size_t bytes() const { return bytes_; }
 
  private:
   float* data_ = nullptr;
   std::size_t bytes_ = 0;
 };
+
+// `bytes` of unsigned counters, zero on return: kernels that count in them re-zero them before
+// their launch ends, so each execution (or graph replay) starts from zero. `what` names them in errors.
+std::unique_ptr<DeviceScratch> zeroed_counters(int device, std::size_t bytes, const char* what);
 
 }  // namespace hipfuse
