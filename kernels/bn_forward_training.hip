@@ -78,12 +78,14 @@ template <int V>
 constexpr bool kHolds = kHeld > 0 && V > 1 && (Tiling::partials == 1 || Tiling::exchange);
 
 // A thread's units of x, unit k at the k-th place of its walk: k < kHeldInRegisters in
-// registers (a compile-time index once the loops over k unroll), the others in its 16-byte
+// registers (a compile-time index once the loops over k unroll), as loaded (16 bytes, 4
+// registers, whatever the type: 2-byte types unpack when read), the others in its 16-byte
 // slots of the dynamic shared memory, slot k - kHeldInRegisters of thread t at
-// (k - kHeldInRegisters) * threads + t (the host sizes it: BnTiling::shared_bytes).
+// (k - kHeldInRegisters) * threads + t (the host sizes it: BnTiling::shared_bytes). Only the
+// vector walks hold (kHolds: V > 1).
 template <int V>
 struct Held {
-  hf::Values<V> in_registers[kHeldInRegisters > 0 ? kHeldInRegisters : 1];
+  hf::Words<16> in_registers[kHeldInRegisters > 0 ? kHeldInRegisters : 1];
   unsigned char* in_shared;  // this thread's first slot
 
   HF_DEVICE Held() {
@@ -95,14 +97,16 @@ struct Held {
   // else it is left unloaded).
   HF_DEVICE void load(int k, const void* x, index_t offset, bool valid) {
     if (k < kHeldInRegisters) {
-      if (valid) in_registers[k] = hf::load_values<data_t, V>(x, offset);
+      if (valid) in_registers[k] = *reinterpret_cast<const hf::Words<16>*>(static_cast<const data_t*>(x) + offset);
     } else {
       hf::cp_async16(slot(k), static_cast<const data_t*>(x) + (valid ? offset : 0), valid);
     }
   }
   HF_DEVICE hf::Values<V> get(int k) const {
-    if (k < kHeldInRegisters) return in_registers[k];
-    return hf::load_values<data_t, V>(slot(k), 0);
+    if (k >= kHeldInRegisters) return hf::load_values<data_t, V>(slot(k), 0);
+    hf::Values<V> out;
+    hf::unpack_lanes<data_t, V>(in_registers[k], out.v);
+    return out;
   }
 };
 

@@ -27,6 +27,15 @@ struct alignas(Bytes) Words {
   unsigned int word[Bytes / 4];
 };
 
+// The V lanes of T packed in `w`, as floats.
+template <class T, int V>
+HF_DEVICE void unpack_lanes(const Words<V * static_cast<int>(sizeof(T))>& w, float (&out)[V]) {
+  alignas(16) T lanes[V];
+  *reinterpret_cast<Words<V * static_cast<int>(sizeof(T))>*>(lanes) = w;
+#pragma unroll
+  for (int j = 0; j < V; ++j) out[j] = to_float(lanes[j]);
+}
+
 // Lanes i .. i+V-1 of a run of T aligned to V elements, as floats: one access of V elements
 // (V = 1: a plain load).
 template <class T, int V>
@@ -35,10 +44,7 @@ HF_DEVICE void load_lanes(const void* base, index_t i, float (&out)[V]) {
     out[0] = load_float<T>(base, i);
   } else {
     constexpr int kBytes = V * static_cast<int>(sizeof(T));
-    alignas(16) T lanes[V];
-    *reinterpret_cast<Words<kBytes>*>(lanes) = *reinterpret_cast<const Words<kBytes>*>(static_cast<const T*>(base) + i);
-#pragma unroll
-    for (int j = 0; j < V; ++j) out[j] = to_float(lanes[j]);
+    unpack_lanes<T, V>(*reinterpret_cast<const Words<kBytes>*>(static_cast<const T*>(base) + i), out);
   }
 }
 

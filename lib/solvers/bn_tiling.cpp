@@ -26,8 +26,10 @@ constexpr int kBlocksPerMultiprocessor = 4;
 constexpr std::int64_t kHeldRegisterValues = 24;
 constexpr std::int64_t kHeldSharedBytes = 40 * 1024;
 // The exchange (BnTiling::exchange) merges its column's partials in fp64 while it holds x:
-// 16 values in registers (4 fp32 vectors, 2 of fp16) keep its stack frame at 0-40 bytes where
+// 16 values in registers (4 fp32 vectors, 2 of fp16) keep its stack frame at 0 bytes where
 // kHeldRegisterValues left 40-64 (NVRTC for sm_90, 64 registers, on the ResNet-50 shapes).
+// The kernel keeps 2-byte vectors as loaded (4 registers each) and unpacks them when read; the
+// budgets count the floats they unpack to all the same: 4 fp16 vectors left a 16-24 byte frame.
 constexpr std::int64_t kExchangeRegisterValues = 16;
 constexpr std::int64_t kMinRowsPerThread = 4;  // below this, more partials cost more than they give
 constexpr std::int64_t kMaxRowsPerPartial = std::int64_t{1} << 24;  // counts stay exact in fp32
