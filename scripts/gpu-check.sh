@@ -15,7 +15,8 @@
 #   sanitize  compute-sanitizer memcheck and racecheck over the GPU tests (small cases)
 #   sweep     (not in the default set) the implicit-GEMM tile sweep: every tile timed on the
 #             reference layers, the data behind the tile heuristic
-# JOBS sets how many driver processes share the GPU (default: min(12, cores)).
+# JOBS sets how many driver processes share the GPU (default: min(12, cores)); TEST_PROCS how
+# many processes of the test binary (default 4).
 #
 # Build on the build machine (scripts/setup.sh), copy the repository with its build
 # directory to the GPU machine (optionally with a kernel cache pre-filled by
@@ -53,6 +54,41 @@ step() {  # step NAME LOGFILE COMMAND...: run, log, record pass/fail
   return $rc
 }
 
+# The GPU test binary as TEST_PROCS processes at once (default 4: hipRTC compiles on the CPU),
+# its test cases dealt round-robin, those past 2^31 elements in a process of their own (their
+# CPU references take tens of GB of host memory), then the OOM tests alone (they fill the GPU).
+# Each process logs to gpu_tests_*.log; the last line printed totals them.
+run_gpu_tests() {
+  local bin="$build/tests/hipfuse_gpu_tests" procs=${TEST_PROCS:-4} i=0 k name escaped
+  local -a shard=() pids=()
+  local large='' rc=0
+  while IFS= read -r name; do
+    escaped=${name//\\/\\\\}
+    escaped=${escaped//,/\\,}  # doctest splits filters at unescaped commas
+    case $name in
+      oom*) ;;
+      *2^31* | large:*) large+="${large:+,}$escaped" ;;
+      *) k=$((i % procs)); shard[k]+="${shard[k]:+,}$escaped"; i=$((i + 1)) ;;
+    esac
+  done < <("$bin" --list-test-cases | grep -v -e '^\[doctest\]' -e '^=====')
+  [[ -n $large ]] && shard[procs]=$large
+  for k in "${!shard[@]}"; do
+    stdbuf -oL "$bin" --duration=true --test-case="${shard[k]}" >"$out/gpu_tests_$k.log" 2>&1 &
+    pids+=($!)
+  done
+  for k in "${pids[@]}"; do wait "$k" || rc=1; done
+  stdbuf -oL "$bin" --duration=true --test-case='oom*' >"$out/gpu_tests_oom.log" 2>&1 || rc=1
+  cat "$out"/gpu_tests_*.log
+  # Totals over the processes; one without a totals line crashed or was killed.
+  awk -v procs="${#pids[@]}" '
+    function numbers(   f, n) { n = 0; for (f = 1; f <= NF; f++) if ($f ~ /^[0-9]+$/) v[++n] = $f }
+    /^\[doctest\] test cases:/ { numbers(); cases += v[1]; passed += v[2]; failed += v[3]; logs++ }
+    /^\[doctest\] assertions:/ { numbers(); asserts += v[1]; afailed += v[3] }
+    END { printf "[doctest] %d of %d processes finished: test cases: %d | %d passed | %d failed; assertions: %d | %d failed\n",
+          logs, procs + 1, cases, passed, failed, asserts, afailed }' "$out"/gpu_tests_*.log
+  return $rc
+}
+
 nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.sm,clocks.mem --format=csv >"$out/device.txt" 2>&1
 note "device: $(tail -1 "$out/device.txt")"
 note "date:   $(date -u +%Y-%m-%dT%H:%MZ)"
@@ -61,7 +97,7 @@ note "date:   $(date -u +%Y-%m-%dT%H:%MZ)"
 #    concurrency, out-of-memory, > 2^31 elements). Alone on the GPU: the OOM tests fill it.
 # Line-buffered, so that a run cut short (a time limit, a hang) still leaves every finished
 # test case's line in the log.
-want tests && step "gpu tests" gpu_tests.log stdbuf -oL "$build/tests/hipfuse_gpu_tests" --duration=true
+want tests && step "gpu tests" gpu_tests.log run_gpu_tests
 
 # 2. The validation matrix: every case of the CI, example and MIOpen-table specs, fused and
 #    unfused, each compared element by element with the CPU reference.
