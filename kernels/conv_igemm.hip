@@ -700,7 +700,7 @@ HF_DEVICE void prepare_tile_channels(const hf::ConvArgs& args, char* smem, int n
     static_assert(kThreads >= BN, "a thread per channel of the tile");
     if (tid < BN && n0 + tid < kNg) {
       EpilogueChannel* channels = reinterpret_cast<EpilogueChannel*>(smem + kChannelOffset);
-      channels[tid] = epilogue_channel(static_cast<int>(blockIdx.y) * kNg + n0 + tid, args.chain);
+      channels[tid] = epilogue_channel(static_cast<int>(blockIdx.y) * kNg + n0 + tid, args.alpha, args.chain);
     }
   }
 }
@@ -723,8 +723,8 @@ HF_DEVICE void store_tile_16bit(const hf::ConvArgs& args, char* smem, const floa
       ch0 = channels[col];
       ch1 = channels[col + 1];
     } else {
-      ch0 = epilogue_channel(k, args.chain);
-      ch1 = epilogue_channel(k + 1, args.chain);
+      ch0 = epilogue_channel(k, args.alpha, args.chain);
+      ch1 = epilogue_channel(k + 1, args.alpha, args.chain);
     }
 #pragma unroll
     for (int mi = 0; mi < MI; ++mi) {
@@ -827,7 +827,7 @@ HF_DEVICE void store_tile(const hf::ConvArgs& args, char* smem, const float (&ac
       const int k = group * kNg + n;
       EpilogueChannel ch[kOutVec];
 #pragma unroll
-      for (int e = 0; e < kOutVec; ++e) ch[e] = epilogue_channel(k + e, args.chain);
+      for (int e = 0; e < kOutVec; ++e) ch[e] = epilogue_channel(k + e, args.alpha, args.chain);
       for (int row = tid / kPerRow; row < BM; row += kThreads / kPerRow) {
         const I m = m0 + row;
         if (m >= kM) break;
@@ -872,7 +872,7 @@ HF_DEVICE void store_tile(const hf::ConvArgs& args, char* smem, const float (&ac
       const int k = group * kNg + n;
       const I off = y_offset(px.n, k, px.p, px.q);
       const float* src = stage + col * kStageLd + mv * kOutVec;
-      const EpilogueChannel ch = epilogue_channel(k, args.chain);  // one channel per vector
+      const EpilogueChannel ch = epilogue_channel(k, args.alpha, args.chain);  // one channel per vector
       Vec<T, kOutVec> out;
 #pragma unroll
       for (int e = 0; e < kOutVec; ++e) {

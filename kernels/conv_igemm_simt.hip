@@ -222,7 +222,7 @@ HF_KERNEL void __launch_bounds__(igemm::kThreads, hfi::MinBlocks) hf_conv_igemm_
       const int k = group * kNg + n;
       EpilogueChannel ch[4];
 #pragma unroll
-      for (int e = 0; e < 4; ++e) ch[e] = epilogue_channel(k + e, args.chain);
+      for (int e = 0; e < 4; ++e) ch[e] = epilogue_channel(k + e, args.alpha, args.chain);
 #pragma unroll
       for (int i = 0; i < 8; ++i) {
         const I m = m0 + row_of(i);
@@ -243,7 +243,7 @@ HF_KERNEL void __launch_bounds__(igemm::kThreads, hfi::MinBlocks) hf_conv_igemm_
       const int n = n0 + col_of(j);
       if (n >= kNg) continue;
       const int k = group * kNg + n;
-      const EpilogueChannel ch = epilogue_channel(k, args.chain);
+      const EpilogueChannel ch = epilogue_channel(k, args.alpha, args.chain);
 #pragma unroll
       for (int ih = 0; ih < 2; ++ih) {
         const I m = m0 + row_of(ih * 4);
@@ -265,7 +265,7 @@ HF_KERNEL void __launch_bounds__(igemm::kThreads, hfi::MinBlocks) hf_conv_igemm_
       const int n = n0 + col_of(j);
       if (n >= kNg) continue;
       const int k = group * kNg + n;
-      const EpilogueChannel ch = epilogue_channel(k, args.chain);
+      const EpilogueChannel ch = epilogue_channel(k, args.alpha, args.chain);
 #pragma unroll
       for (int i = 0; i < 8; ++i) {
         const I m = m0 + row_of(i);

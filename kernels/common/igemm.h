@@ -123,13 +123,23 @@ struct alignas(sizeof(E) * N) Vec {
 HF_DEVICE float epilogue_value(float acc, float alpha, int n, int k, int p, int q, I off, const hf::ChainArgs& chain) {
   return Epilogue::apply(acc * alpha, hf::Coord{n, k, 0, p, q}, static_cast<hf::index_t>(off), chain);
 }
-// The same with channel k's parameters already loaded and folded (ch = epilogue_channel(k)):
-// the epilogues prepare each channel once for all the outputs of it that a thread writes.
+// The same with channel k's parameters already loaded and folded (ch = epilogue_channel(k,
+// alpha)): the epilogues prepare each channel once for all the outputs of it that a thread
+// writes. Chains that can (Chain::absorbs_scale: bias then BN inference) fold alpha into the
+// channel's state, so that the element's work is one fma.
 using EpilogueChannel = typename Epilogue::Channel;
-HF_DEVICE EpilogueChannel epilogue_channel(int k, const hf::ChainArgs& chain) { return Epilogue::prepare(k, chain); }
+template <class Chain = Epilogue>  // a template, so that the branch not taken is not compiled
+HF_DEVICE EpilogueChannel epilogue_channel(int k, float alpha, const hf::ChainArgs& chain) {
+  if constexpr (Chain::absorbs_scale) {
+    return Chain::prepare_scaled(k, chain, alpha);
+  } else {
+    return Chain::prepare(k, chain);
+  }
+}
 HF_DEVICE float epilogue_value(float acc, float alpha, const EpilogueChannel& ch, int n, int k, int p, int q, I off,
                                const hf::ChainArgs& chain) {
-  return Epilogue::apply(acc * alpha, ch, hf::Coord{n, k, 0, p, q}, static_cast<hf::index_t>(off), chain);
+  const float v = Epilogue::absorbs_scale ? acc : acc * alpha;
+  return Epilogue::apply(v, ch, hf::Coord{n, k, 0, p, q}, static_cast<hf::index_t>(off), chain);
 }
 
 // Steps an output pixel one position along m (q fastest, then p, then the image).

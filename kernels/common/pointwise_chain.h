@@ -123,6 +123,8 @@ template <>
 struct Chain<> {
   static constexpr int length = 0;
   static constexpr bool per_channel = false;  // whether prepare does any work
+  // Whether prepare_scaled(c, args, alpha) exists: a state whose apply(v) is apply(alpha * v).
+  static constexpr bool absorbs_scale = false;
   using Channel = NoChannelState;
   static HF_DEVICE Channel prepare(index_t, const ChainArgs&) { return {}; }
   static HF_DEVICE float apply(float v, const Channel&, const Coord&, index_t, const ChainArgs&) { return v; }
@@ -136,6 +138,7 @@ struct Chain<Step, Rest...> {
   static_assert(length <= kMaxChainSteps, "chain longer than ChainArgs holds");
   static constexpr bool per_channel =
       !is_same<typename Step::Channel, NoChannelState>::value || Tail::per_channel;
+  static constexpr bool absorbs_scale = false;
 
   struct Channel {
     typename Step::Channel head;
@@ -147,6 +150,45 @@ struct Chain<Step, Rest...> {
   // `ch` must be prepare(at.c).
   static HF_DEVICE float apply(float v, const Channel& ch, const Coord& at, index_t offset, const ChainArgs& args) {
     return Tail::apply(Step::apply(v, ch.head, at, offset, args), ch.tail, at, offset, args);
+  }
+  static HF_DEVICE float apply(float v, const Coord& at, index_t offset, const ChainArgs& args) {
+    return apply(v, prepare(at.c, args), at, offset, args);
+  }
+};
+
+// A bias then a per-channel BN inference, as CBNA's epilogue has them, fold into one
+// affine map per channel: (v + bias) * scale' + shift' = v * scale' + (bias * scale' + shift'),
+// and a scale of v before the chain (the convolution's alpha) folds into scale' as well: one
+// fma an element where the steps one by one take three operations (two of them fused), and
+// two values a channel to hold (or stage in shared memory) instead of three. The extra
+// rounding is that of the folded terms, a few ulp each, as for the BN fold itself.
+template <int BiasSlot, class T, int BnSlot, class P, class Site, class... Rest>
+struct Chain<BiasStep<BiasSlot, T>, BnInferenceStep<BnSlot, P, true, Site>, Rest...> {
+  using Tail = Chain<Rest...>;
+  static constexpr int length = 2 + Tail::length;
+  static_assert(length <= kMaxChainSteps, "chain longer than ChainArgs holds");
+  static constexpr bool per_channel = true;
+  static constexpr bool absorbs_scale = true;
+
+  struct Channel {
+    float scale, shift;
+    typename Tail::Channel tail;
+  };
+  static HF_DEVICE Channel prepare(index_t c, const ChainArgs& args) {
+    const auto bn = BnInferenceStep<BnSlot, P, true, Site>::fold(args.step[BnSlot], c);
+    const float bias = load_float<T>(args.step[BiasSlot].ptr[0], c);
+    return {bn.scale, fmaf(bias, bn.scale, bn.shift), Tail::prepare(c, args)};
+  }
+  // The state for values that arrive unscaled: apply(v, prepare_scaled(c, args, alpha)) is
+  // apply(alpha * v, prepare(c, args)).
+  static HF_DEVICE Channel prepare_scaled(index_t c, const ChainArgs& args, float alpha) {
+    Channel ch = prepare(c, args);
+    ch.scale *= alpha;
+    return ch;
+  }
+  // `ch` must be prepare(at.c).
+  static HF_DEVICE float apply(float v, const Channel& ch, const Coord& at, index_t offset, const ChainArgs& args) {
+    return Tail::apply(fmaf(v, ch.scale, ch.shift), ch.tail, at, offset, args);
   }
   static HF_DEVICE float apply(float v, const Coord& at, index_t offset, const ChainArgs& args) {
     return apply(v, prepare(at.c, args), at, offset, args);
