@@ -3,6 +3,7 @@
 // geometry MIOpen's fused kernels never took (groups, depthwise, 3-D, dilation, prologues).
 #include "gpu/test_fused_support.h"
 #include "solvers/conv_direct_solver.h"
+#include "solvers/conv_implicit_gemm.h"
 
 using namespace hipfuse;
 using namespace hipfuse::test;
@@ -116,6 +117,46 @@ TEST_CASE("fused conv: groups, depthwise, 3-D, dilation, strides, big and 1x1 fi
     wide.k = 96;
     check_direct(PlanBuilder(DataType::half, {1, 32, 7, 7}, Lay::nchw).conv(wide).bias().take(), 211);
     check_direct(PlanBuilder(DataType::bfloat16, {33, 3, 8, 8}, Lay::nhwc).conv({}).act(ActivationMode::softrelu).take(), 212);
+  }
+}
+
+// The implicit-GEMM epilogue folds alpha, a bias and a spatial BN inference into one affine map
+// a channel (Chain::absorbs_scale); a per-activation BN keeps alpha apart. alpha != 1 on tiles
+// that stage 16-bit y (the channels' state in shared memory), fp32 SIMT tiles, and NCHW y.
+TEST_CASE("fused conv: alpha folded with a bias and BN inference (implicit GEMM)") {
+  static const ConvImplicitGemmSolver igemm;
+  struct Case {
+    DataType type;
+    Lay lay;
+    std::vector<std::int64_t> x;
+    std::int64_t k;
+    std::vector<std::int64_t> filter;
+    BatchNormMode bn;
+    double alpha;
+  };
+  const Case cases[] = {
+      {DataType::half, Lay::nhwc, {4, 64, 14, 14}, 128, {1, 1}, BatchNormMode::spatial, 0.375},
+      {DataType::bfloat16, Lay::nchw, {4, 64, 14, 14}, 96, {1, 1}, BatchNormMode::spatial, -1.5},
+      {DataType::half, Lay::nchw, {2, 32, 9, 10}, 40, {3, 3}, BatchNormMode::spatial, 2.25},
+      {DataType::float32, Lay::nchw, {2, 24, 9, 10}, 40, {3, 3}, BatchNormMode::spatial, 0.375},
+      {DataType::float32, Lay::nhwc, {2, 24, 9, 10}, 36, {1, 1}, BatchNormMode::spatial, -0.625},
+      {DataType::half, Lay::nhwc, {2, 32, 9, 10}, 40, {3, 3}, BatchNormMode::per_activation, 0.375},
+  };
+  std::uint64_t seed = 320;
+  for (const Case& t : cases) {
+    CAPTURE(name_of(t.type));
+    CAPTURE(name_of(t.lay));
+    CAPTURE(t.alpha);
+    ConvGeometry g;
+    g.k = t.k;
+    g.filter = t.filter;
+    if (t.filter[0] == 1) g.pads = {0, 0};
+    FusedCase c(PlanBuilder(t.type, t.x, t.lay).conv(g).bias().bn_infer(t.bn).act(ActivationMode::relu).take(),
+                seed++);
+    c.compile(&igemm);
+    c.set_conv_alpha(t.alpha);
+    c.run();
+    c.check();
   }
 }
 
