@@ -59,7 +59,7 @@ step() {  # step NAME LOGFILE COMMAND...: run, log, record pass/fail
 # CPU references take tens of GB of host memory), then the OOM tests alone (they fill the GPU).
 # Each process logs to gpu_tests_*.log; the last line printed totals them.
 run_gpu_tests() {
-  local bin="$build/tests/hipfuse_gpu_tests" procs=${TEST_PROCS:-4} i=0 k name escaped
+  local bin="$build/tests/hipfuse_gpu_tests" procs=${TEST_PROCS:-4} i=0 k pid name escaped
   local -a shard=() pids=()
   local large='' rc=0
   while IFS= read -r name; do
@@ -76,7 +76,7 @@ run_gpu_tests() {
     stdbuf -oL "$bin" --duration=true --test-case="${shard[k]}" >"$out/gpu_tests_$k.log" 2>&1 &
     pids+=($!)
   done
-  for k in "${pids[@]}"; do wait "$k" || rc=1; done
+  for pid in "${pids[@]}"; do wait "$pid" || rc=1; done
   stdbuf -oL "$bin" --duration=true --test-case='oom*' >"$out/gpu_tests_oom.log" 2>&1 || rc=1
   cat "$out"/gpu_tests_*.log
   # Totals over the processes; one without a totals line crashed or was killed.
