@@ -361,7 +361,10 @@ HF_DEVICE index_t held_image(const Groups::Lane& g, int k) {
 }
 
 // This thread's moments of its two channels (low, high) over its vectors; with Holds, loaded
-// all at once into `held`.
+// all at once into `held`. Element e of every vector belongs to the same channel (low's for
+// e < split), so each e keeps fp32 sums of its own, shifted by its channel's value, and the
+// loop makes no per-element choice between the two channels (it cost ~34 instructions a vector
+// against ~12: docs/PERF_NOTES.md v27); they go into the channels' runs after each batch.
 template <int V, bool Holds = false>
 HF_DEVICE void group_moments(const hf::BnForwardArgs& args, const Groups::Lane& g, hf::Moments<float>& low,
                              hf::Moments<float>& high, Held<V>* held = nullptr) {
@@ -372,15 +375,30 @@ HF_DEVICE void group_moments(const hf::BnForwardArgs& args, const Groups::Lane& 
   hf::ShiftedSums lo(hf::load_float<data_t>(args.x, first + g.low * XGeom::stride_c));
   hf::ShiftedSums hi(hf::load_float<data_t>(args.x, first + g.high() * XGeom::stride_c));
   const int lo_count = g.low_count(), hi_count = g.high_count();
+  float shift[V], run1[V], run2[V];
+#pragma unroll
+  for (int e = 0; e < V; ++e) {
+    shift[e] = e < g.split ? lo.shift : hi.shift;
+    run1[e] = run2[e] = 0.0f;
+  }
   const auto load = [&](index_t n) { return hf::load_values<data_t, V>(args.x, Groups::offset<XGeom>(g, n)); };
   const auto add = [&](const hf::Values<V>& in) {
 #pragma unroll
     for (int e = 0; e < V; ++e) {
-      if (e < g.split) {
-        lo.add_one(in.v[e]);
-      } else {
-        hi.add_one(in.v[e]);
-      }
+      const float d = in.v[e] - shift[e];
+      run1[e] += d;
+      run2[e] = fmaf(d, d, run2[e]);
+    }
+  };
+  const auto flush = [&] {  // the elements' runs into their channels' runs
+#pragma unroll
+    for (int e = 0; e < V; ++e) {
+      const bool low_e = e < g.split;
+      lo.sums.run1 += low_e ? run1[e] : 0.0f;
+      lo.sums.run2 += low_e ? run2[e] : 0.0f;
+      hi.sums.run1 += low_e ? 0.0f : run1[e];
+      hi.sums.run2 += low_e ? 0.0f : run2[e];
+      run1[e] = run2[e] = 0.0f;
     }
   };
   if constexpr (Holds) {
@@ -392,6 +410,7 @@ HF_DEVICE void group_moments(const hf::BnForwardArgs& args, const Groups::Lane& 
           add(in);
           ++units;
         });
+    flush();
     // At most kHeld * V values a channel: one fp32 run.
     lo.sums.end_batch_values<false>(units * lo_count);
     hi.sums.end_batch_values<false>(units * hi_count);
@@ -399,6 +418,7 @@ HF_DEVICE void group_moments(const hf::BnForwardArgs& args, const Groups::Lane& 
     Groups::for_each_image<kBatch<V>>(
         g, load, [&](index_t, const hf::Values<V>& in) { add(in); },
         [&](int units) {
+          flush();
           lo.sums.end_batch_values<Groups::folds>(units * lo_count);
           hi.sums.end_batch_values<Groups::folds>(units * hi_count);
         });
@@ -422,14 +442,21 @@ HF_DEVICE void group_normalize(const hf::BnForwardArgs& args, const Groups::Lane
     scale[k] = hf::load_float<param_t>(args.scale, i) * inv_std[ch[k]];
     bias[k] = hf::load_float<param_t>(args.bias, i);
   }
+  // Each element's channel's parameters, chosen once (as group_moments' shifts).
+  float e_shift[V], e_scale[V], e_bias[V];
+#pragma unroll
+  for (int e = 0; e < V; ++e) {
+    const bool low_e = e < g.split;  // a select, not an index: shift[k] would put the arrays in local memory
+    e_shift[e] = low_e ? shift[0] : shift[1];
+    e_scale[e] = low_e ? scale[0] : scale[1];
+    e_bias[e] = low_e ? bias[0] : bias[1];
+  }
   const auto write = [&](index_t n, const hf::Values<V>& in) {
     const index_t y_offset = Groups::offset<YGeom>(g, n);
     hf::Values<V> out;
 #pragma unroll
     for (int e = 0; e < V; ++e) {
-      const bool high = e >= g.split;
-      const float v = fmaf(in.v[e] - (high ? shift[1] : shift[0]), high ? scale[1] : scale[0],
-                           high ? bias[1] : bias[0]);
+      const float v = fmaf(in.v[e] - e_shift[e], e_scale[e], e_bias[e]);
       out.v[e] = Epilogue::apply(v, Groups::coord(g, n, e), y_offset + e, args.chain);
     }
     hf::store_values<data_t, V>(args.y, y_offset, out);

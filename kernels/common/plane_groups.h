@@ -102,14 +102,15 @@ struct PlaneGroups {
   template <class Acc, bool Used = true>
   struct Shared {
     Acc slots[Used ? threads : 1][2];
-    Acc lanes[Used ? V : 1][32];
     Acc channel[V];
   };
 
   // Merges every thread's (low, high) accumulators into shared.channel[0 .. V): 32 threads a
-  // channel, each merging a fixed set of threads' in thread order, then a tree (the same
-  // result in every launch; block barriers, so no assumption on the warp size). Every
-  // thread of the block must call it; shared.channel is ready on return.
+  // channel, each merging a fixed set of threads' in thread order, then a tree over the 32 by
+  // shuffles: no block barrier a level (the same result in every launch). Groups of 32 lanes,
+  // not the warp: on a 64-lane wavefront the lanes whose results are kept read only lanes of
+  // their own group (lane + step < 32). Every thread of the block must call it; shared.channel
+  // is ready on return.
   template <class Acc>
   static HF_DEVICE void reduce_channels(Acc low, Acc high, Acc zero, Shared<Acc, true>& shared) {
     static_assert(threads >= 32 * V, "32 threads a channel of the group");
@@ -128,18 +129,11 @@ struct PlaneGroups {
           a.merge(shared.slots[t][1]);  // empty (zero) where t's vector does not split
         }
       }
-      shared.lanes[ch][lane] = a;
-    }
-    __syncthreads();
+      // Then a tree over the 32 lanes by shuffles (whole groups of 32 threads merge or not).
 #pragma unroll
-    for (int step = 16; step > 0; step /= 2) {
-      if (merging && lane < step) {
-        a.merge(shared.lanes[ch][lane + step]);
-        shared.lanes[ch][lane] = a;
-      }
-      __syncthreads();
+      for (int step = 16; step > 0; step /= 2) a.merge(a.shuffled_down(step));
+      if (lane == 0) shared.channel[ch] = a;
     }
-    if (merging && lane == 0) shared.channel[ch] = a;
     __syncthreads();
   }
 };

@@ -24,6 +24,10 @@ struct Moments {
     m2 += o.m2 + delta * delta * (n * (o.n / total));
     n = total;
   }
+  // Lane + delta's fields (a shuffle; every lane of the group must call it).
+  HF_DEVICE Moments shuffled_down(int delta) const {
+    return {shfl_down(n, delta), shfl_down(mean, delta), shfl_down(m2, delta)};
+  }
 };
 
 // A thread adds up tens of thousands of values per sum on the largest tensors (2^30 rows
