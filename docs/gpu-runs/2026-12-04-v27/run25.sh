@@ -1,0 +1,42 @@
+#!/usr/bin/env bash
+# GPU call 25: the final v27 code (the plane-group walk's per-element sums and parameters, its
+# shuffle tree) against f1973d5, NA forward training fp32 and fp16 NCHW, twice in both orders;
+# then the GPU tests and the validation matrix on it. Logs in /tmp/logs, packed after each stage.
+set -uo pipefail
+out=${OUT:-/tmp/out}; logs=/tmp/logs; mkdir -p "$logs"
+t0=$SECONDS
+pack() { tar -czf "$out/run25.tar.gz" -C /tmp logs; }
+stamp() { echo "$1 rc=$2 t=$((SECONDS - $3)) at=$((SECONDS - t0))" | tee -a "$logs/times.txt"; }
+export MIOPEN_CUSTOM_CACHE_DIR=/tmp/kcache
+nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem,temperature.gpu --format=csv > "$logs/device.txt" 2>&1
+ab() {  # ab NAME SPEC FILTER VARIANTS...
+  local name=$1 spec=$2 filter=$3; shift 3
+  for v in "$@"; do
+    d=build-gpu/fusiondriver; [[ $v == base ]] && d=build-gpu-base/fusiondriver
+    s=$SECONDS
+    timeout 45 $d run specs/perf/$spec.toml --filter "$filter" --gap-us 50 --verify sample --format csv --out "$logs/ab_${v}_${name}.csv" > "$logs/ab_${v}_${name}.log" 2>&1
+    stamp "ab_${v}_${name}" $? $s
+  done
+}
+summary() {
+python3 - "$logs" <<'PY' | tee "$logs/ab_summary.txt"
+import csv, glob, sys, os, collections
+t = collections.defaultdict(dict)
+for f in sorted(glob.glob(sys.argv[1] + '/ab_*.csv')):
+    b = os.path.basename(f)[3:-4]; v, rep = b.split('_')[0], b.split('_')[-1]
+    for r in csv.DictReader(open(f)):
+        t[r['name'].split('/')[-1]][v + rep] = (r['status'], float(r['median_us'] or 'nan'))
+for name, d in t.items():
+    cells = ' '.join(f"{k}={d[k][1]:6.1f}{'' if d[k][0]=='PASSED' else '!'+d[k][0]}" for k in sorted(d))
+    print(f"{name:36s} {cells}")
+PY
+}
+unset HIPFUSE_KERNEL_DIR
+ab na32_1 na_fwd_training_fp32_nchw c base new
+ab na32_2 na_fwd_training_fp32_nchw c new base
+ab na16_1 na_fwd_training_fp16_nchw c base new
+ab na16_2 na_fwd_training_fp16_nchw c new base
+summary; pack
+s=$SECONDS; STAGES=tests,validate JOBS=12 timeout 330 scripts/gpu-check.sh build-gpu "$logs/check" > "$logs/check.log" 2>&1; stamp check $? $s
+tail -4 "$logs/check.log"
+pack
