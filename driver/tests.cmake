@@ -91,7 +91,7 @@ foreach(_spec IN LISTS _specs)
                     REGEX "\n[1-9][0-9]* compiled, 0 failed" TIMEOUT 3600 LABELS compile)
 endforeach()
 
-# scripts/run_parallel.py's per-spec summary table (pure Python, no driver run).
+# scripts/run_parallel.py: its per-spec summary table and a whole run over a stand-in driver (pure Python).
 find_package(Python3 COMPONENTS Interpreter)
 if(Python3_Interpreter_FOUND)
   add_test(NAME scripts.run_parallel_summary

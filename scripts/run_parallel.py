@@ -12,7 +12,8 @@ appends the arguments after `--` to each, and gathers the results:
   DIR/cases.log       each case's own output, in case order
   DIR/summary.md      a table per spec file: cases by status, fused-vs-unfused speedups
 and prints that table, every case that did not pass with its repro command, and the count of
-each status. Exit status 0 when no case FAILED (or hit a compile error), 1 otherwise, 2 when
+each status. Each case that does not pass is also printed as it finishes, and the progress
+lines count the passed cases, so that a run cut short still shows where it stood. Exit status 0 when no case FAILED (or hit a compile error), 1 otherwise, 2 when
 the cases could not be listed. The same command lines spread a sweep across several GPUs
 (add `--device N`) or machines.
 """
@@ -93,14 +94,20 @@ def main():
 
     results = [None] * len(commands)
     started = time.monotonic()
+    passed = 0  # cases so far whose every record PASSED: the progress lines say how a run cut short stood
     with tempfile.TemporaryDirectory() as tmp, futures.ThreadPoolExecutor(args.jobs) as pool:
         pending = [pool.submit(run_case, i, c, extra, pathlib.Path(tmp)) for i, c in enumerate(commands)]
         for finished, job in enumerate(futures.as_completed(pending), 1):
-            index = job.result()[0]
+            index, command, rc, _, records, _ = job.result()
             results[index] = job.result()
+            if records and all(r.get("status") == "PASSED" for r in records):
+                passed += 1
+            else:  # at once, not only in the final report
+                statuses = ",".join(r.get("status", "?") for r in records) or f"NO_RECORD (rc {rc})"
+                print(f"run_parallel: case {index} {statuses}\n              repro: {command}", flush=True)
             if finished % 50 == 0 or finished == len(commands):
-                print(f"run_parallel: {finished}/{len(commands)} done, {time.monotonic() - started:.0f} s",
-                      flush=True)
+                print(f"run_parallel: {finished}/{len(commands)} done ({passed} passed), "
+                      f"{time.monotonic() - started:.0f} s", flush=True)
 
     counts = collections.Counter()
     problems = []
