@@ -97,4 +97,7 @@ if(Python3_Interpreter_FOUND)
   add_test(NAME scripts.run_parallel_summary
            COMMAND ${Python3_EXECUTABLE} ${PROJECT_SOURCE_DIR}/tests/scripts/test_run_parallel.py)
   set_tests_properties(scripts.run_parallel_summary PROPERTIES LABELS "scripts" TIMEOUT 30)
+  # scripts/ab_compare.py: run order, ratios, failures, over a stand-in driver.
+  add_test(NAME scripts.ab_compare COMMAND ${Python3_EXECUTABLE} ${PROJECT_SOURCE_DIR}/tests/scripts/test_ab_compare.py)
+  set_tests_properties(scripts.ab_compare PROPERTIES LABELS "scripts" TIMEOUT 30)
 endif()
