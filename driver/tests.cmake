@@ -12,6 +12,9 @@
 #                                     must finish in seconds; an unknown --arch is a usage error
 #   docs.support_matrix               README.md's support matrix equals `support --format
 #                                     markdown` (scripts/update-support-matrix.sh regenerates it)
+#   kernels.no_stack_frames           the kernels of specs/perf keep no stack frame (labels
+#                                     "compile" and "scripts": tests/scripts/check_stack_frames.py)
+#   scripts.*                         the Python scripts' own tests (run_parallel, ab_compare)
 if(NOT HIPFUSE_BUILD_TESTS)
   return()
 endif()
@@ -97,6 +100,14 @@ if(Python3_Interpreter_FOUND)
   add_test(NAME scripts.run_parallel_summary
            COMMAND ${Python3_EXECUTABLE} ${PROJECT_SOURCE_DIR}/tests/scripts/test_run_parallel.py)
   set_tests_properties(scripts.run_parallel_summary PROPERTIES LABELS "scripts" TIMEOUT 30)
+  # The benchmark specs' kernels keep no stack frame (spills cost the BN kernels 10% twice:
+  # docs/PERF_NOTES.md v24, v26); NVRTC for sm_90, no GPU.
+  file(GLOB _perf_specs CONFIGURE_DEPENDS ${PROJECT_SOURCE_DIR}/specs/perf/*.toml)
+  add_test(NAME kernels.no_stack_frames
+           COMMAND ${Python3_EXECUTABLE} ${PROJECT_SOURCE_DIR}/tests/scripts/check_stack_frames.py --driver ${_driver}
+                   --arch sm_90 ${_perf_specs}
+           WORKING_DIRECTORY ${PROJECT_SOURCE_DIR})
+  set_tests_properties(kernels.no_stack_frames PROPERTIES LABELS "compile;scripts" TIMEOUT 3600)
   # scripts/ab_compare.py: run order, ratios, failures, over a stand-in driver.
   add_test(NAME scripts.ab_compare COMMAND ${Python3_EXECUTABLE} ${PROJECT_SOURCE_DIR}/tests/scripts/test_ab_compare.py)
   set_tests_properties(scripts.ab_compare PROPERTIES LABELS "scripts" TIMEOUT 30)
