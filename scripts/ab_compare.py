@@ -62,10 +62,8 @@ def summary(table, variants, rounds):
         means, row = {}, [case]
         for n in names:
             got = [cells[(n, r)] for r in range(1, rounds + 1) if (n, r) in cells]
-            times = [t for _, t in got]
-            means[n] = sum(times) / len(times) if times else None
-            marks = ["" if s == "PASSED" else f" {s}" for s, _ in got]
-            row.append(", ".join(f"{t:.1f}{m}" for (_, t), m in zip(got, marks)) or "-")
+            means[n] = sum(t for _, t in got) / len(got) if got else None
+            row.append(", ".join(f"{t:.1f}" + ("" if s == "PASSED" else f" {s}") for s, t in got) or "-")
         for n in names[1:]:
             base, mine = means[names[0]], means[n]
             row.append(f"{mine / base:.3f}" if base and mine is not None else "-")

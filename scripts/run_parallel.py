@@ -98,8 +98,9 @@ def main():
     with tempfile.TemporaryDirectory() as tmp, futures.ThreadPoolExecutor(args.jobs) as pool:
         pending = [pool.submit(run_case, i, c, extra, pathlib.Path(tmp)) for i, c in enumerate(commands)]
         for finished, job in enumerate(futures.as_completed(pending), 1):
-            index, command, rc, _, records, _ = job.result()
-            results[index] = job.result()
+            result = job.result()
+            index, command, rc, _, records, _ = result
+            results[index] = result
             if records and all(r.get("status") == "PASSED" for r in records):
                 passed += 1
             else:  # at once, not only in the final report
