@@ -15,6 +15,7 @@
 #   sanitize  compute-sanitizer memcheck and racecheck over the GPU tests (small cases)
 #   sweep     (not in the default set) the implicit-GEMM tile sweep: every tile timed on the
 #             reference layers, the data behind the tile heuristic
+# SWEEP picks the sweep's test cases (a doctest -tc pattern; default every "igemm: tile sweep*").
 # JOBS sets how many driver processes share the GPU (default: min(12, cores)); TEST_PROCS how
 # many processes of the test binary (default 4).
 #
@@ -138,7 +139,7 @@ fi
 
 # 7. The tile sweep (asked for by name only: it takes a few minutes and changes nothing).
 if [[ $stages == *",sweep,"* ]]; then
-  step "tile sweep" tile_sweep.log stdbuf -oL "$build/tests/hipfuse_gpu_tests" -tc="igemm: tile sweep*" --no-skip
+  step "tile sweep" tile_sweep.log stdbuf -oL "$build/tests/hipfuse_gpu_tests" -tc="${SWEEP:-igemm: tile sweep*}" --no-skip
 fi
 
 echo
