@@ -2,14 +2,16 @@
 """Time builds (or kernel sources) of hipfuse against each other, case by case, in one run.
 
     scripts/ab_compare.py --out DIR --variant base=old/fusiondriver --variant new=build/fusiondriver \\
-        [--variant src=build/fusiondriver:path/to/kernels] [--rounds 2] \\
+        [--variant src=build/fusiondriver:path/to/kernels] [--env new:HIPFUSE_IGEMM_TILE=wg128x128/ws] \\
+        [--rounds 2] \\
         specs/perf/na_fwd_training_fp32_nchw.toml:c2048 specs/perf/cba_fp16_nhwc.toml [-- driver args]
 
 Each SPEC[:FILTER] runs once per variant per round (`fusiondriver run SPEC --filter FILTER
 --gap-us 50 --verify sample --format csv`, then the arguments after `--`), the variants in the
 given order on odd rounds and in reverse on even ones, so that neither side always runs first
 on a warmer or cooler card. A variant is NAME=DRIVER, or NAME=DRIVER:KERNEL_DIR to compile the
-kernels from other sources (HIPFUSE_KERNEL_DIR) with the same build. Every output is checked
+kernels from other sources (HIPFUSE_KERNEL_DIR) with the same build; --env NAME:VAR=VALUE sets a
+variable for one variant's runs (and unsets it for the others'). Every output is checked
 (sampled) as the driver does; the CSVs land in DIR, and DIR/summary.md (rewritten after every
 run, so a run cut short keeps what finished) has a row per case: each variant's median per
 round and its mean over the rounds as a ratio to the first variant's. Exit status 0 when every
@@ -33,6 +35,14 @@ def parse_variant(text):
     if not name or not driver:
         raise argparse.ArgumentTypeError(f"a variant is NAME=DRIVER[:KERNEL_DIR], not '{text}'")
     return name, driver, kernels or None
+
+
+def parse_env(text):
+    name, _, assignment = text.partition(":")
+    var, eq, value = assignment.partition("=")
+    if not name or not var or not eq:
+        raise argparse.ArgumentTypeError(f"an --env is NAME:VAR=VALUE, not '{text}'")
+    return name, var, value
 
 
 def csv_name(spec, variant, round_):
@@ -78,12 +88,16 @@ def main(argv=None):
     parser.add_argument("--out", required=True, help="directory for the CSVs and summary.md")
     parser.add_argument("--variant", action="append", type=parse_variant, required=True,
                         help="NAME=DRIVER[:KERNEL_DIR]; the first is the one the others are compared with")
+    parser.add_argument("--env", action="append", type=parse_env, default=[],
+                        help="NAME:VAR=VALUE: VAR=VALUE for variant NAME's runs, unset for the others'")
     parser.add_argument("--rounds", type=int, default=2)
     parser.add_argument("--timeout", type=float, default=120, help="seconds a driver run may take")
     parser.add_argument("specs", nargs="+", help="SPEC[:FILTER] (the filter: a regex over case names)")
     args, extra = parser.parse_args(argv[:cut]), argv[cut + 1:]
     if len({v[0] for v in args.variant}) != len(args.variant):
         parser.error("variant names must differ")
+    if any(name not in {v[0] for v in args.variant} for name, _, _ in args.env):
+        parser.error("--env names a variant that is not given")
 
     out = pathlib.Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
@@ -96,9 +110,11 @@ def main(argv=None):
                 command = [driver, "run", spec, *(["--filter", case_filter] if case_filter else []), *DEFAULT_RUN_ARGS,
                            *extra, "--format", "csv", "--out", str(out / csv_name(spec, name, round_))]
                 env = dict(os.environ)
-                env.pop("HIPFUSE_KERNEL_DIR", None)
+                for var in {"HIPFUSE_KERNEL_DIR", *(var for _, var, _ in args.env)}:
+                    env.pop(var, None)
                 if kernels:
                     env["HIPFUSE_KERNEL_DIR"] = kernels
+                env.update({var: value for owner, var, value in args.env if owner == name})
                 start = time.monotonic()
                 try:
                     run = subprocess.run(command, env=env, capture_output=True, text=True, timeout=args.timeout)

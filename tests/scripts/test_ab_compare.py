@@ -13,17 +13,18 @@ sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[2] / "scripts"))
 import ab_compare  # noqa: E402
 
 # A stand-in for fusiondriver `run`: two cases, median 10 us for the build called "old", 8 for
-# any other (HIPFUSE_KERNEL_DIR adds 1); case "b" FAILS when FAIL_B is set. Each run appends
-# "<build> <kernel dir>" to ORDER_LOG, so the test sees the order of the runs.
+# any other (HIPFUSE_KERNEL_DIR adds 1, TILE takes 2); case "b" FAILS when FAIL_B is set. Each run
+# appends "<build> <kernel dir>[ <tile>]" to ORDER_LOG, so the test sees the order of the runs.
 FAKE_DRIVER = textwrap.dedent("""\
     import csv, os, sys
     args = sys.argv[1:]
     out = args[args.index("--out") + 1]
     build = os.path.basename(os.path.dirname(os.path.abspath(sys.argv[0])))
     kernels = os.environ.get("HIPFUSE_KERNEL_DIR", "")
+    tile = os.environ.get("TILE", "")
     with open(os.environ["ORDER_LOG"], "a") as log:
-        log.write(f"{build} {os.path.basename(kernels)}\\n")
-    median = (10.0 if build == "old" else 8.0) + (1.0 if kernels else 0.0)
+        log.write(f"{build} {os.path.basename(kernels)}{' ' + tile if tile else ''}\\n")
+    median = (10.0 if build == "old" else 8.0) + (1.0 if kernels else 0.0) - (2.0 if tile else 0.0)
     with open(out, "w", newline="") as f:
         w = csv.writer(f)
         w.writerow(["name", "status", "median_us"])
@@ -75,6 +76,21 @@ class AbCompare(unittest.TestCase):
         status, text = self.run_compare({"FAIL_B": "1"})
         self.assertEqual(status, 1)
         self.assertIn("| s/b | 20.0 FAILED, 20.0 FAILED |", text)
+
+    def test_env_per_variant(self):
+        # TILE for "new" only; an outer TILE reaches no variant.
+        argv = ["--out", str(self.dir / "out"), "--variant", f"base={self.dir / 'new' / 'fusiondriver'}",
+                "--variant", f"tiled={self.dir / 'new' / 'fusiondriver'}", "--env", "tiled:TILE=wg128x128/ws+sk",
+                "--rounds", "1", "specs/x.toml:a"]
+        printed = io.StringIO()
+        with unittest.mock.patch.dict("os.environ", {"ORDER_LOG": str(self.log), "TILE": "outer"}), \
+                contextlib.redirect_stdout(printed):
+            status = ab_compare.main(argv)
+        self.assertEqual(status, 0)
+        self.assertEqual(self.log.read_text().split("\n")[:2], ["new ", "new  wg128x128/ws+sk"])
+        self.assertIn("| s/a | 8.0 | 6.0 | 0.750 |", printed.getvalue())
+        with self.assertRaises(SystemExit), contextlib.redirect_stderr(io.StringIO()):
+            ab_compare.main(argv[:-3] + ["--env", "nobody:TILE=x", "specs/x.toml"])
 
     def test_bad_variant(self):
         with self.assertRaises(Exception):
