@@ -2,8 +2,7 @@
 """Time builds (or kernel sources) of hipfuse against each other, case by case, in one run.
 
     scripts/ab_compare.py --out DIR --variant base=old/fusiondriver --variant new=build/fusiondriver \\
-        [--variant src=build/fusiondriver:path/to/kernels] [--env new:HIPFUSE_IGEMM_TILE=wg128x128/ws] \\
-        [--rounds 2] \\
+        [--variant src=build/fusiondriver:path/to/kernels] [--env new:VAR=VALUE] [--rounds 2] \\
         specs/perf/na_fwd_training_fp32_nchw.toml:c2048 specs/perf/cba_fp16_nhwc.toml [-- driver args]
 
 Each SPEC[:FILTER] runs once per variant per round (`fusiondriver run SPEC --filter FILTER
