@@ -14,7 +14,7 @@ the next ones; a phase past its deadline stops starting new work and says what i
   3. torch.compile(mode="max-autotune-no-cudagraphs"), headline cases first, a per-case timeout.
   4. report:  scripts/bench/report.py OUT_DIR -> OUT_DIR/PERF.md, perf.csv, summary.json, and
      docs/PERF.md (unless --md says otherwise).
-OUT_DIR ends up with four files (the GPU tool brings back at most eight):
+OUT_DIR ends up with four files (few enough to copy back from a GPU machine whole):
   PERF.md            the report;
   summary.json       the target verdicts;
   perf.csv           one row per case, every figure of the table;
