@@ -1,5 +1,6 @@
 #include "solvers/conv_implicit_gemm.h"
 
+#include "common/env.h"
 #include "common/error.h"
 #include "common/igemm_args.h"
 #include "common/kernel_args.h"
@@ -345,12 +346,20 @@ igemm::Config ConvImplicitGemmSolver::config_for(const FusionPlan& plan, const T
   if (!p) fail(Status::unsupported_op, why);
   const PlanParts parts = split_at_convolution(plan);
   const bool warpgroup = igemm::has_warpgroup_mma(target.arch);
-  igemm::Config c = igemm::choose_config(*p, multiprocessors_of(target), force_tile, warpgroup);
+  // HIPFUSE_IGEMM_TILE (development): every plan's tile and modes, as the tile sweep names them.
+  std::string tile = force_tile;
+  const auto forced = tile.empty() ? env::get("HIPFUSE_IGEMM_TILE") : std::nullopt;
+  if (forced) tile = *forced;
+  igemm::Config c = igemm::choose_config(*p, multiprocessors_of(target), tile, warpgroup);
   const std::size_t limit = max_dynamic_shared(target);
   if (static_cast<std::size_t>(c.shared_bytes) > limit) {
     // A device with less shared memory than the tile wants: the smallest tile always fits.
     c = igemm::choose_config(*p, multiprocessors_of(target), c.kernel == igemm::Kernel::matrix ? "64x64" : "simt64x64",
                              warpgroup);
+  }
+  if (forced && forced->front() != '/' && forced->substr(0, forced->find('/')) != c.tile.name()) {
+    log::print(log::Level::warning, "HIPFUSE_IGEMM_TILE={} does not apply to plan [{}]: implicit GEMM {}", *forced,
+               plan.key(), c.describe());
   }
   c.index64 = offset_type_of(parts, c) != "int";
   log::print(log::Level::info, "plan [{}] for {}: implicit GEMM {}", plan.key(), target.arch, c.describe());

@@ -907,6 +907,23 @@ TEST_CASE("igemm: stream-K: forced only, the resident blocks, at most one per k-
   CHECK(ConvImplicitGemmSolver::config_for(*make_plan(tiny), sm90(), "128x64k64p/sk").stream_k_blocks == 0);
 }
 
+TEST_CASE("igemm: HIPFUSE_IGEMM_TILE forces every plan's tile; a tile that does not apply falls back") {
+  auto plan = make_plan(reference_layer(DataType::half, Layout::nhwc, 2048, 7, 512, 1));
+  const igemm::Config heuristic = ConvImplicitGemmSolver::config_for(*plan, sm90());
+  REQUIRE(heuristic.stream_k_blocks == 0);
+  setenv("HIPFUSE_IGEMM_TILE", "wg128x128/sk", 1);
+  const igemm::Config forced = ConvImplicitGemmSolver::config_for(*plan, sm90());
+  CHECK(forced.tile.name() == std::string("wg128x128"));
+  CHECK(forced.stream_k_blocks == 132);
+  // An explicit tile (the tests' and sweeps') wins over the variable.
+  CHECK(ConvImplicitGemmSolver::config_for(*plan, sm90(), "wg192x128/ws").tile.name() == std::string("wg192x128"));
+  // A wgmma tile on fp32: not a tile of that kernel, so the heuristic's choice (with a warning).
+  ConvCase fp32 = reference_layer(DataType::float32, Layout::nhwc, 256, 14, 256, 3);
+  CHECK(ConvImplicitGemmSolver::config_for(*make_plan(fp32), sm90()).tile.name() != std::string("wg128x128"));
+  unsetenv("HIPFUSE_IGEMM_TILE");
+  CHECK(ConvImplicitGemmSolver::config_for(*plan, sm90()).describe() == heuristic.describe());
+}
+
 TEST_CASE("igemm: one even wave: the grids that may start early after a re-layout") {
   const auto nchw = [](DataType type, int c, int hw, int k, int r, const std::string& tile = {}) {
     return ConvImplicitGemmSolver::config_for(*make_plan(reference_layer(type, Layout::nchw, c, hw, k, r)), sm90(), tile);
