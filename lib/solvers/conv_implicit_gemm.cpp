@@ -347,17 +347,16 @@ igemm::Config ConvImplicitGemmSolver::config_for(const FusionPlan& plan, const T
   const PlanParts parts = split_at_convolution(plan);
   const bool warpgroup = igemm::has_warpgroup_mma(target.arch);
   // HIPFUSE_IGEMM_TILE (development): every plan's tile and modes, as the tile sweep names them.
-  std::string tile = force_tile;
-  const auto forced = tile.empty() ? env::get("HIPFUSE_IGEMM_TILE") : std::nullopt;
-  if (forced) tile = *forced;
-  igemm::Config c = igemm::choose_config(*p, multiprocessors_of(target), tile, warpgroup);
+  const auto forced = force_tile.empty() ? env::get("HIPFUSE_IGEMM_TILE") : std::nullopt;
+  igemm::Config c = igemm::choose_config(*p, multiprocessors_of(target), forced.value_or(force_tile), warpgroup);
   const std::size_t limit = max_dynamic_shared(target);
   if (static_cast<std::size_t>(c.shared_bytes) > limit) {
     // A device with less shared memory than the tile wants: the smallest tile always fits.
     c = igemm::choose_config(*p, multiprocessors_of(target), c.kernel == igemm::Kernel::matrix ? "64x64" : "simt64x64",
                              warpgroup);
   }
-  if (forced && forced->front() != '/' && forced->substr(0, forced->find('/')) != c.tile.name()) {
+  const std::string forced_name = forced ? igemm::forced_tile_name(*forced) : "";
+  if (!forced_name.empty() && forced_name != c.tile.name()) {
     log::print(log::Level::warning, "HIPFUSE_IGEMM_TILE={} does not apply to plan [{}]: implicit GEMM {}", *forced,
                plan.key(), c.describe());
   }

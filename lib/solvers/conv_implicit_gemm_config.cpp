@@ -877,6 +877,10 @@ void use_streamed_input(Config& cfg, const Problem& p, bool force) {
 
 }  // namespace
 
+std::string forced_tile_name(const std::string& tile_and_modes) {
+  return tile_and_modes.substr(0, tile_and_modes.find('/'));
+}
+
 Config choose_config(const Problem& p, int sms, const std::string& force_tile_and_mode, bool warpgroup_mma) {
   if (sms <= 0) sms = kDefaultMultiprocessors;
   // Few input channels and a wide filter: the GEMM runs on the folded operands, which the
@@ -895,7 +899,7 @@ Config choose_config(const Problem& p, int sms, const std::string& force_tile_an
   // "<tile>/sk": that tile (or the heuristic's, for "/sk") with stream-K; "/ws": warp-specialised;
   // "/s16": 16-bit epilogue staging; several modes joined by '+'.
   const std::size_t slash = force_tile_and_mode.find('/');
-  const std::string force_tile = force_tile_and_mode.substr(0, slash);
+  const std::string force_tile = forced_tile_name(force_tile_and_mode);
   const std::string mode = slash == std::string::npos ? "" : force_tile_and_mode.substr(slash + 1);
   const auto has_mode = [&](const char* m) { return ("+" + mode + "+").find("+" + std::string(m) + "+") != std::string::npos; };
   const bool matrix = uses_matrix_units(p);

@@ -182,6 +182,9 @@ std::string why_not(const Problem& problem, const std::string& arch);
 // `warpgroup_mma`: the target has wgmma (has_warpgroup_mma).
 Config choose_config(const Problem& problem, int sms, const std::string& force_tile = {}, bool warpgroup_mma = false);
 
+// The tile part of a forced "<tile>/<modes>" ("" for "/sk" alone: the heuristic's tile).
+std::string forced_tile_name(const std::string& tile_and_modes);
+
 // The generated header hf_igemm.h (namespace hfi): dtype, geometry, strides, tile, loaders,
 // output vectors, index type.
 std::string generate_header(const Problem& problem, const Config& config);
