@@ -1046,8 +1046,12 @@ std::string generate_header(const Problem& p, const Config& c) {
   s += "constexpr bool OutAlongK = " + b(c.out_along_k) + ";\n";
   s += "constexpr int OutVec = " + std::to_string(c.out_vec) + ";\n";
   s += "constexpr bool Stage16 = " + b(c.stage_16bit) + ";  // epilogue: fused ops in registers, 16-bit staging\n";
-  s += "constexpr int PackTileChannels = " + std::to_string(std::max(c.pack_tile_channels, 8)) +
-       ", PackTilePixels = " + std::to_string(std::max(c.pack_tile_pixels, 64)) + ";  // hf_igemm_pack_input's tile\n";
+  // Without x's re-layout a shared tile the re-layout source accepts: the weights' own
+  // re-layout launch (x as given, e.g. too large for the scratch) compiles that source too.
+  const int tile_channels = c.pack_tile_channels > 0 ? c.pack_tile_channels : 64;
+  const int tile_pixels = c.pack_tile_pixels > 0 ? c.pack_tile_pixels : hf::kPackTileElements / tile_channels;
+  s += "constexpr int PackTileChannels = " + std::to_string(tile_channels) +
+       ", PackTilePixels = " + std::to_string(tile_pixels) + ";  // hf_igemm_pack_input's tile\n";
   s += "constexpr int PackBlockLanes = " + std::to_string(c.pack_block_lanes) +
        ";  // its register blocks' pixels (0: a shared-memory tile)\n";
   s += "constexpr int PackWeightSlices = " + std::to_string(c.pack_weight_slices) +

@@ -607,6 +607,34 @@ TEST_CASE("igemm: every tile x data type x layout compiles for sm_90 with hipRTC
   std::filesystem::remove_all(dir);
 }
 
+// x past the re-layout's scratch (1 GiB): the GEMM gathers it as given and the weights are
+// re-laid out by a launch of their own, which compiles the re-layout's source with no tile of
+// x's (that header once failed its static_assert: miopenStatusInternalError on a valid plan).
+TEST_CASE("igemm: NCHW x too large to re-lay out: the weights' own re-layout compiles") {
+  auto dir = std::filesystem::temp_directory_path() / "hipfuse-igemm-weights-only-test";
+  std::filesystem::remove_all(dir);
+  auto& compiler = rt::KernelCompiler::instance();
+  const rt::DiskCache saved = compiler.disk_cache();
+  compiler.set_disk_cache(rt::DiskCache(dir, false));
+  ConvCase cc;
+  cc.layout = Layout::nchw;
+  cc.n = 1024;
+  cc.h = cc.w = 128;  // 1024 x 64 x 128 x 128 fp16: 2 GiB
+  auto plan = make_plan(cc);
+  const igemm::Config config = ConvImplicitGemmSolver::config_for(*plan, sm90());
+  CAPTURE(config.describe());
+  CHECK_FALSE(config.pack_input);
+  REQUIRE(config.pack_weights);
+  CHECK(config.pack_weight_slices == 0);
+  std::vector<char> code;
+  CHECK_NOTHROW(code = compiler.binary(ConvImplicitGemmSolver::request_for(*plan, config), "sm_90", 32));
+  CHECK(!code.empty());
+  CHECK_NOTHROW(code = compiler.binary(ConvImplicitGemmSolver::pack_request_for(*plan, config, false), "sm_90", 32));
+  CHECK(!code.empty());
+  compiler.set_disk_cache(saved);
+  std::filesystem::remove_all(dir);
+}
+
 TEST_CASE("igemm: warp specialisation: a loader warpgroup and its barriers, only on pipelined cp.async wgmma tiles") {
   ConvCase cc;  // 3x3 64 -> 64: 9 k-tiles of 64
   cc.n = 64;
