@@ -8,6 +8,7 @@
 #include "runtime/disk_cache.h"
 #include "runtime/kernel_compiler.h"
 #include "solvers/conv_implicit_gemm.h"
+#include "unit/fresh_kernel_cache.h"
 
 #include <algorithm>
 #include <cstdlib>
@@ -461,11 +462,8 @@ TEST_CASE("igemm: the tile heuristic on the reference layers") {
 }
 
 TEST_CASE("igemm: every tile x data type x layout compiles for sm_90 with hipRTC") {
-  auto dir = std::filesystem::temp_directory_path() / "hipfuse-igemm-compile-test";
-  std::filesystem::remove_all(dir);
+  const test::FreshKernelCache fresh("hipfuse-igemm-compile-test", false);  // every variant really compiles
   auto& compiler = rt::KernelCompiler::instance();
-  const rt::DiskCache saved = compiler.disk_cache();
-  compiler.set_disk_cache(rt::DiskCache(dir, false));  // every variant really compiles
 
   struct Variant {
     DataType type;
@@ -603,19 +601,14 @@ TEST_CASE("igemm: every tile x data type x layout compiles for sm_90 with hipRTC
   }
   CHECK(streamed >= 3);  // re-layouts streamed beside their GEMM among them ("/stream")
   MESSAGE(compiled << " implicit-GEMM variants compiled for sm_90, " << streamed << " with a streamed re-layout");
-  compiler.set_disk_cache(saved);
-  std::filesystem::remove_all(dir);
 }
 
 // x past the re-layout's scratch (1 GiB): the GEMM gathers it as given and the weights are
 // re-laid out by a launch of their own, which compiles the re-layout's source with no tile of
 // x's (that header once failed its static_assert: miopenStatusInternalError on a valid plan).
 TEST_CASE("igemm: NCHW x too large to re-lay out: the weights' own re-layout compiles") {
-  auto dir = std::filesystem::temp_directory_path() / "hipfuse-igemm-weights-only-test";
-  std::filesystem::remove_all(dir);
+  const test::FreshKernelCache fresh("hipfuse-igemm-weights-only-test", false);
   auto& compiler = rt::KernelCompiler::instance();
-  const rt::DiskCache saved = compiler.disk_cache();
-  compiler.set_disk_cache(rt::DiskCache(dir, false));
   ConvCase cc;
   cc.layout = Layout::nchw;
   cc.n = 1024;
@@ -631,8 +624,6 @@ TEST_CASE("igemm: NCHW x too large to re-lay out: the weights' own re-layout com
   CHECK(!code.empty());
   CHECK_NOTHROW(code = compiler.binary(ConvImplicitGemmSolver::pack_request_for(*plan, config, false), "sm_90", 32));
   CHECK(!code.empty());
-  compiler.set_disk_cache(saved);
-  std::filesystem::remove_all(dir);
 }
 
 TEST_CASE("igemm: warp specialisation: a loader warpgroup and its barriers, only on pipelined cp.async wgmma tiles") {

@@ -6,11 +6,11 @@
 
 #include "runtime/kernel_compiler.h"
 #include "solvers/solver.h"
+#include "unit/fresh_kernel_cache.h"
 #include "unit/test_solver_plans.h"
 
 #include <atomic>
 #include <chrono>
-#include <filesystem>
 #include <mutex>
 #include <stdexcept>
 #include <thread>
@@ -241,10 +241,7 @@ TEST_CASE("hipRTC compiles every kernel variant for sm_90") {
   bn_backward(variants);
 
   auto& compiler = rt::KernelCompiler::instance();
-  const rt::DiskCache saved = compiler.disk_cache();
-  const auto dir = std::filesystem::temp_directory_path() / "hipfuse-solver-compile-test";
-  std::filesystem::remove_all(dir);
-  compiler.set_disk_cache(rt::DiskCache(dir, true));
+  const test::FreshKernelCache fresh("hipfuse-solver-compile-test", true);
   compiler.reset_stats();
 
   std::vector<std::pair<std::string, rt::KernelRequest>> requests;
@@ -280,6 +277,4 @@ TEST_CASE("hipRTC compiles every kernel variant for sm_90") {
   CHECK(compiler.stats().compiles == requests.size());
   MESSAGE(requests.size() << " kernel variants from " << variants.size() << " plans compiled for sm_90 in " << seconds
                           << " s (2 threads)");
-  compiler.set_disk_cache(saved);
-  std::filesystem::remove_all(dir);
 }
