@@ -694,10 +694,15 @@ HF_DEVICE void sync_math_threads() {
 // pair writes conflict-free: rows 8 apart shift by 4 banks) or [BN][BM + 8] along the pixels,
 // then OutVec of them a vector store: half the shared-memory traffic of fp32 staging.
 // The tile's channels' parameters, for kChannelsShared (see kChannelOffset): thread c of the
-// threads that multiply prepares channel n0 + c, at the start of the tile.
-HF_DEVICE void prepare_tile_channels(const hf::ConvArgs& args, char* smem, int n0, int tid) {
+// threads that multiply prepares channel n0 + c, at the start of the tile. A block that walks
+// several tiles (persistent, stream-K) keeps them while its tiles' channels stay the same
+// (`prepared_n0`, the same in every thread): with the grid a multiple of the N tiles, once a
+// block. (The previous tile's epilogue has read them before its barrier, so rewriting is safe.)
+HF_DEVICE void prepare_tile_channels(const hf::ConvArgs& args, char* smem, int n0, int tid, int& prepared_n0) {
   if constexpr (kChannelsShared) {
     static_assert(kThreads >= BN, "a thread per channel of the tile");
+    if (n0 == prepared_n0) return;
+    prepared_n0 = n0;
     if (tid < BN && n0 + tid < kNg) {
       EpilogueChannel* channels = reinterpret_cast<EpilogueChannel*>(smem + kChannelOffset);
       channels[tid] = epilogue_channel(static_cast<int>(blockIdx.y) * kNg + n0 + tid, args.alpha, args.chain);
@@ -918,7 +923,7 @@ HF_DEVICE void start_tile(A& a_load, B& b_load, I tile, int group, int tid, cons
 // epilogue's staging then lies past the pipeline buffers).
 template <class A, class B>
 HF_DEVICE void conv_tile(const hf::ConvArgs& args, char* smem, A& a_load, B& b_load, I tile, I next_tile,
-                         int k_begin = 0, int k_end = KT) {
+                         int& prepared_n0, int k_begin = 0, int k_end = KT) {
   const int tid = static_cast<int>(threadIdx.x);
   const int lane = tid & 31, warp = tid >> 5;
   const int warp_m = warp / kWarpsN, warp_n = warp % kWarpsN;
@@ -930,7 +935,7 @@ HF_DEVICE void conv_tile(const hf::ConvArgs& args, char* smem, A& a_load, B& b_l
   const T* HF_RESTRICT x = static_cast<const T*>(args.x);
   const T* HF_RESTRICT w = static_cast<const T*>(args.w);
 
-  prepare_tile_channels(args, smem, n0, tid);
+  prepare_tile_channels(args, smem, n0, tid, prepared_n0);
   float acc[MI][NI][4];
   zero_accumulators(acc);
 
@@ -1128,9 +1133,9 @@ HF_DEVICE void conv_tile_ws(const hf::ConvArgs& args, char* smem, A& a_load, B& 
     return;
   }
 
-  int i = 0;
+  int i = 0, prepared_n0 = -1;
   for (I tile = first_tile; tile < kTiles; tile += tile_step) {
-    prepare_tile_channels(args, smem, tile_n0(tile), tid);
+    prepare_tile_channels(args, smem, tile_n0(tile), tid, prepared_n0);
     float acc[MI][NI][4];
     zero_accumulators(acc);
     fence_accumulators(acc);
@@ -1171,6 +1176,7 @@ HF_KERNEL void __launch_bounds__(igemm::kBlockThreads, hfi::MinBlocks) hf_conv_i
   BLoader<hfi::BMode> b_load;
   const T* x = static_cast<const T*>(args.x);
   const T* w = static_cast<const T*>(args.w);
+  int prepared_n0 = -1;  // the channels whose epilogue parameters shared memory holds (none yet)
   if constexpr (kWarpSpecialized) {
     conv_tile_ws(args, smem, a_load, b_load);
   } else if constexpr (kStreamK) {
@@ -1182,7 +1188,7 @@ HF_KERNEL void __launch_bounds__(igemm::kBlockThreads, hfi::MinBlocks) hf_conv_i
       const int k_end = static_cast<int>(k_begin + end - u < KT ? k_begin + end - u : KT);
       __syncthreads();  // the last share's epilogue staging overlaps the stages
       start_tile(a_load, b_load, tile, group, tid, x, w, smem, args.chain, k_begin, k_end);
-      conv_tile(args, smem, a_load, b_load, tile, kTiles, k_begin, k_end);
+      conv_tile(args, smem, a_load, b_load, tile, kTiles, prepared_n0, k_begin, k_end);
       u += k_end - k_begin;
     }
   } else {
@@ -1191,9 +1197,9 @@ HF_KERNEL void __launch_bounds__(igemm::kBlockThreads, hfi::MinBlocks) hf_conv_i
     if constexpr (kPersistent) {
       // gridDim.x blocks (about the resident count) walk the tiles; every block starts with one.
       // (The next tile's k-loop barriers order this tile's staging reads before its writes.)
-      for (; tile < kTiles; tile += gridDim.x) conv_tile(args, smem, a_load, b_load, tile, tile + gridDim.x);
+      for (; tile < kTiles; tile += gridDim.x) conv_tile(args, smem, a_load, b_load, tile, tile + gridDim.x, prepared_n0);
     } else {
-      conv_tile(args, smem, a_load, b_load, tile, kTiles);
+      conv_tile(args, smem, a_load, b_load, tile, kTiles, prepared_n0);
     }
   }
 }
