@@ -129,7 +129,8 @@ constexpr bool kPersistent = hfi::Persistent;
 constexpr int kEpiOffset = kPersistent ? kPipeBytes : 0;
 // With 16-bit staging each thread's accumulator pieces span 2 * NI channels (16 on a 64-column
 // tile), whose parameters (BN inference: 4 loads and an rsqrt each, plus the bias) every thread
-// would prepare again. Instead BN threads prepare one channel each at the start of the tile,
+// would prepare again. Instead BN threads prepare one channel each at the start of the tile
+// (of a block's first tile, and again only where its tiles' channels change: prepare_tile_channels),
 // into hf::kEpilogueChannelBytes a channel past the pipeline and the staging (the host adds
 // them for every 16-bit staged tile): they land while the tile is multiplied, and the
 // epilogue's barrier before the staging orders them before their reads. (Longer states, of
@@ -1197,7 +1198,9 @@ HF_KERNEL void __launch_bounds__(igemm::kBlockThreads, hfi::MinBlocks) hf_conv_i
     if constexpr (kPersistent) {
       // gridDim.x blocks (about the resident count) walk the tiles; every block starts with one.
       // (The next tile's k-loop barriers order this tile's staging reads before its writes.)
-      for (; tile < kTiles; tile += gridDim.x) conv_tile(args, smem, a_load, b_load, tile, tile + gridDim.x, prepared_n0);
+      for (; tile < kTiles; tile += gridDim.x) {
+        conv_tile(args, smem, a_load, b_load, tile, tile + gridDim.x, prepared_n0);
+      }
     } else {
       conv_tile(args, smem, a_load, b_load, tile, kTiles, prepared_n0);
     }

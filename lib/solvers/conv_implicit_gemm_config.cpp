@@ -463,7 +463,7 @@ Config make_config(const Problem& p, const Candidate& c, int sms, const Modes& m
     const int epi = cfg.out_along_k ? c.bm * (c.bn + 8) * staged_bytes
                                     : c.bn * (c.bm + (modes.stage_16bit ? 8 : 4)) * staged_bytes;
     cfg.shared_bytes = c.persistent ? pipe + epi : std::max(pipe, epi);
-    // 16-bit staging: the tile's channels' epilogue parameters, prepared once a tile, past both.
+    // 16-bit staging: the tile's channels' epilogue parameters (prepared where a block's channels change), past both.
     if (modes.stage_16bit) cfg.shared_bytes += c.bn * hf::kEpilogueChannelBytes;
     if (c.warpgroup) cfg.shared_bytes += 1024;  // slack to align the stages to 1024 bytes (wgmma swizzle)
     if (modes.warp_specialized) use_warp_specialization(cfg, p, modes.tensor_maps, modes.im2col);
