@@ -8,7 +8,7 @@
 #include "runtime/disk_cache.h"
 #include "runtime/kernel_compiler.h"
 #include "solvers/conv_implicit_gemm.h"
-#include "unit/fresh_kernel_cache.h"
+#include "unit/test_reliability_support.h"  // TempDir, CacheAt
 
 #include <algorithm>
 #include <cstdlib>
@@ -462,7 +462,8 @@ TEST_CASE("igemm: the tile heuristic on the reference layers") {
 }
 
 TEST_CASE("igemm: every tile x data type x layout compiles for sm_90 with hipRTC") {
-  const test::FreshKernelCache fresh("hipfuse-igemm-compile-test", false);  // every variant really compiles
+  const reliability::TempDir cache_dir("hipfuse-igemm-compile-test");
+  const reliability::CacheAt fresh(cache_dir.path(), false);  // every variant really compiles
   auto& compiler = rt::KernelCompiler::instance();
 
   struct Variant {
@@ -607,7 +608,8 @@ TEST_CASE("igemm: every tile x data type x layout compiles for sm_90 with hipRTC
 // re-laid out by a launch of their own, which compiles the re-layout's source with no tile of
 // x's (that header once failed its static_assert: miopenStatusInternalError on a valid plan).
 TEST_CASE("igemm: NCHW x too large to re-lay out: the weights' own re-layout compiles") {
-  const test::FreshKernelCache fresh("hipfuse-igemm-weights-only-test", false);
+  const reliability::TempDir cache_dir("hipfuse-igemm-weights-only-test");
+  const reliability::CacheAt fresh(cache_dir.path(), false);
   auto& compiler = rt::KernelCompiler::instance();
   ConvCase cc;
   cc.layout = Layout::nchw;

@@ -1,6 +1,6 @@
-// Helpers for the reliability tests (test_reliability_*.cpp): scratch directories, the
-// kernel cache pointed at one, environment overrides, stderr capture, and running a check
-// in a forked child (for resource limits that must not touch the test process).
+// Helpers for the reliability tests (test_reliability_*.cpp): scratch directories, the kernel
+// cache pointed at one (also used by the compile tests), environment overrides, stderr capture,
+// and running a check in a forked child (for resource limits that must not touch the test process).
 #pragma once
 
 #include <doctest/doctest.h>

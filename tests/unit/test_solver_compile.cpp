@@ -6,7 +6,7 @@
 
 #include "runtime/kernel_compiler.h"
 #include "solvers/solver.h"
-#include "unit/fresh_kernel_cache.h"
+#include "unit/test_reliability_support.h"  // TempDir, CacheAt
 #include "unit/test_solver_plans.h"
 
 #include <atomic>
@@ -241,8 +241,8 @@ TEST_CASE("hipRTC compiles every kernel variant for sm_90") {
   bn_backward(variants);
 
   auto& compiler = rt::KernelCompiler::instance();
-  const test::FreshKernelCache fresh("hipfuse-solver-compile-test", true);
-  compiler.reset_stats();
+  const reliability::TempDir cache_dir("hipfuse-solver-compile-test");
+  const reliability::CacheAt fresh(cache_dir.path());  // caches within the test only; counts reset
 
   std::vector<std::pair<std::string, rt::KernelRequest>> requests;
   for (const auto& v : variants) {
