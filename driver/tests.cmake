@@ -12,7 +12,8 @@
 #                                     must finish in seconds; an unknown --arch is a usage error
 #   docs.support_matrix               README.md's support matrix equals `support --format
 #                                     markdown` (scripts/update-support-matrix.sh regenerates it)
-#   kernels.no_stack_frames           the kernels of specs/perf keep no stack frame (labels
+#   kernels.no_stack_frames           the kernels of specs/perf and of every activation mode
+#                                     (specs/ci/activations.toml) keep no stack frame (labels
 #                                     "compile" and "scripts": tests/scripts/check_stack_frames.py)
 #   scripts.*                         the Python scripts' own tests (run_parallel, ab_compare)
 if(NOT HIPFUSE_BUILD_TESTS)
@@ -100,9 +101,10 @@ if(Python3_Interpreter_FOUND)
   add_test(NAME scripts.run_parallel_summary
            COMMAND ${Python3_EXECUTABLE} ${PROJECT_SOURCE_DIR}/tests/scripts/test_run_parallel.py)
   set_tests_properties(scripts.run_parallel_summary PROPERTIES LABELS "scripts" TIMEOUT 30)
-  # The benchmark specs' kernels keep no stack frame (spills cost the BN kernels 10% twice:
-  # docs/PERF_NOTES.md v24, v26); NVRTC for sm_90, no GPU.
+  # The benchmark specs' kernels and every activation mode's keep no stack frame (spills cost
+  # the BN kernels 10% twice: docs/PERF_NOTES.md v24, v26); NVRTC for sm_90, no GPU.
   file(GLOB _perf_specs CONFIGURE_DEPENDS ${PROJECT_SOURCE_DIR}/specs/perf/*.toml)
+  list(APPEND _perf_specs ${PROJECT_SOURCE_DIR}/specs/ci/activations.toml)
   add_test(NAME kernels.no_stack_frames
            COMMAND ${Python3_EXECUTABLE} ${PROJECT_SOURCE_DIR}/tests/scripts/check_stack_frames.py --driver ${_driver}
                    --arch sm_90 ${_perf_specs}

@@ -37,6 +37,11 @@ constexpr int kVectorLanes = kVector ? kLanes : 1;
 // sizes the grid for that many (bn_tiling.cpp, kThreadsPerMultiprocessor).
 constexpr int kMinBlocksPerMultiprocessor = Tiles::threads <= 1024 ? 1024 / Tiles::threads : 1;
 constexpr bool kReadsY = kHasActivation && hf::activation_backward_reads_y<kActivation>;
+// Units in flight per thread: the walk's default (8 scalars, 4 vectors) when a unit is two
+// tensors' rows (x, dy); with y as well, 4 scalars and 8 / V vectors (fp32 2, 16-bit 1), since
+// the default spilled under the 64-register cap (fp16 TANH: 904 bytes of spill stores).
+template <int V>
+constexpr int kBatch = V == 1 ? (kReadsY ? 4 : 8) : (kReadsY ? 8 / V : 4);
 
 // The block's shared memory, declared once for every phase and vector width.
 struct Shared {
@@ -95,7 +100,7 @@ HF_DEVICE hf::GradientSums<float> thread_sums(const hf::BnBackwardArgs& args, co
   if (!p.valid) return run.sums();
   const ColumnParams c = column_params(args, p.column);
   const XOffsets x(p.column);
-  Tiles::for_each_row<V>(
+  Tiles::for_each_row<V, false, kBatch<V>>(
       p, [&](index_t row) { return load_unit<V>(args, x(row)); },
       [&](index_t, const Loaded<V>& in) {
 #pragma unroll
@@ -125,7 +130,7 @@ HF_DEVICE void input_gradient(const hf::BnBackwardArgs& args, const Place& p, fl
   const float mean_dz = dbias * inv_m, mean_xhat_dz = dscale * inv_m;
   const XOffsets x(p.column);
   const YOffsets dx(p.column);
-  Tiles::for_each_row<V, true>(
+  Tiles::for_each_row<V, true, kBatch<V>>(
       p, [&](index_t row) { return load_unit<V>(args, x(row)); },
       [&](index_t row, const Loaded<V>& in) {
         hf::Values<V> out;

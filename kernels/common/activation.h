@@ -45,6 +45,7 @@ HF_DEVICE float activation_forward(float x, float alpha, float beta, float gamma
 
 // dx from the incoming gradient dy, the activation's input x and its output y. POWER is
 // the true derivative dy * (beta*gamma) * y / v (MIOpen drops the dy factor).
+// Divisions go through hf::divide (vendor.h): every divisor here is >= 1e-6 in magnitude.
 template <ActMode M>
 HF_DEVICE float activation_backward(float dy, float x, float y, float alpha, float beta, float gamma) {
   if constexpr (M == ActMode::passthru) {
@@ -52,17 +53,17 @@ HF_DEVICE float activation_backward(float dy, float x, float y, float alpha, flo
   } else if constexpr (M == ActMode::logistic) {
     return dy * y * (1.0f - y);
   } else if constexpr (M == ActMode::tanh) {
-    return fabsf(beta) <= kActivationEpsilon ? 0.0f : dy * alpha * (beta - y * y / beta);
+    return fabsf(beta) <= kActivationEpsilon ? 0.0f : dy * alpha * (beta - divide(y * y, beta));
   } else if constexpr (M == ActMode::relu) {
     return x > 0.0f ? dy : 0.0f;
   } else if constexpr (M == ActMode::softrelu) {
     const float e = expf(fminf(x, 50.0f));
-    return dy * e / (e + 1.0f);
+    return dy * divide(e, e + 1.0f);
   } else if constexpr (M == ActMode::abs) {
     return x > 0.0f ? dy : -dy;
   } else if constexpr (M == ActMode::power) {
     const float v = alpha + beta * x;
-    return v <= kActivationEpsilon ? 0.0f : dy * (beta * gamma) * y / v;
+    return v <= kActivationEpsilon ? 0.0f : dy * (beta * gamma) * divide(y, v);
   } else if constexpr (M == ActMode::clippedrelu) {
     return (x > 0.0f && x <= alpha) ? dy : 0.0f;
   } else if constexpr (M == ActMode::leakyrelu) {

@@ -67,6 +67,11 @@ HF_DEVICE void fence_async_global() {
 #endif
 }
 HF_DEVICE void trap() { __trap(); }
+// a / b, at most 2 ulp off, for 2^-124 <= |b| < 2^128, without the IEEE division's slow
+// path: that path is a subroutine call, and kernels held to 64 registers a thread (BN
+// backward) spill the registers live across it. The fast division is within 2 ulp for
+// |b| in [2^-126, 2^126] only (0 above), so both operands are scaled by 2^-2 (exactly).
+HF_DEVICE float divide(float a, float b) { return __fdividef(0.25f * a, 0.25f * b); }
 }  // namespace hf
 #elif defined(HIPFUSE_PLATFORM_AMD)
 #include <hip/hip_bf16.h>
@@ -105,6 +110,7 @@ HF_DEVICE unsigned load_acquire(const unsigned* p) {
 HF_DEVICE void pause() { __builtin_amdgcn_s_sleep(1); }
 HF_DEVICE void fence_async_global() {}  // no tensor-map copies
 HF_DEVICE void trap() { __builtin_trap(); }
+HF_DEVICE float divide(float a, float b) { return a / b; }  // no slow-path call here
 }  // namespace hf
 #else
 #error "hipfuse kernels need HIPFUSE_PLATFORM_NVIDIA or HIPFUSE_PLATFORM_AMD"
