@@ -70,7 +70,8 @@ HF_DEVICE void trap() { __trap(); }
 // a / b, at most 2 ulp off, for 2^-124 <= |b| < 2^128, without the IEEE division's slow
 // path: that path is a subroutine call, and kernels held to 64 registers a thread (BN
 // backward) spill the registers live across it. The fast division is within 2 ulp for
-// |b| in [2^-126, 2^126] only (0 above), so both operands are scaled by 2^-2 (exactly).
+// |b| in [2^-126, 2^126] only (0 above), so both operands are scaled by 2^-2: exact, but for
+// |a| < 2^-124, whose quotient is below 2^-104 for the callers' |b| >= 1e-6 anyway.
 HF_DEVICE float divide(float a, float b) { return __fdividef(0.25f * a, 0.25f * b); }
 }  // namespace hf
 #elif defined(HIPFUSE_PLATFORM_AMD)
