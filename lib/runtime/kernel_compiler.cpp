@@ -1,17 +1,46 @@
 #include "runtime/kernel_compiler.h"
 
+#include "common/env.h"
 #include "common/error.h"
 #include "common/log.h"
 #include "runtime/platform.h"
 #include "runtime/rtc.h"
 
 #include <chrono>
+#include <filesystem>
+#include <fstream>
 
 namespace hipfuse::rt {
 namespace {
 
 double elapsed_ms(std::chrono::steady_clock::time_point start) {
   return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+}
+
+// HIPFUSE_DUMP_SOURCE_DIR (development): what hipRTC is about to compile, written to
+// DIR/<cache key>/ as it sees it (the source, every header at its include path, the options on
+// one line), so that the kernel can be rebuilt outside the library, e.g. for its registers and
+// spills: nvcc -cubin -Xptxas -v $(cat options) -I DIR/KEY -x cu DIR/KEY/SOURCE. A directory
+// that cannot be written gets a warning; the compile goes on.
+void dump_compile_inputs(const Digest& key, const SourceFile& source, const std::vector<const SourceFile*>& headers,
+                         const std::vector<std::string>& options) {
+  const auto dir = env::get("HIPFUSE_DUMP_SOURCE_DIR");
+  if (!dir) return;
+  const std::filesystem::path root = std::filesystem::path(*dir) / key.hex();
+  const auto write = [&](const std::string& relative, const std::string& text) {
+    const std::filesystem::path path = root / relative;
+    std::error_code ec;
+    std::filesystem::create_directories(path.parent_path(), ec);
+    std::ofstream out(path, std::ios::binary | std::ios::trunc);
+    out << text;
+    return static_cast<bool>(out);
+  };
+  bool written = write(source.path, source.text);
+  for (const SourceFile* header : headers) written = write(header->path, header->text) && written;
+  std::string line;
+  for (const auto& option : options) line += (line.empty() ? "" : " ") + option;
+  written = write("options", line + "\n") && written;
+  if (!written) log::print(log::Level::warning, "HIPFUSE_DUMP_SOURCE_DIR: cannot write {}", root.string());
 }
 
 }  // namespace
@@ -72,7 +101,9 @@ std::vector<char> KernelCompiler::binary_for_key(const KernelRequest& request, c
   }
   std::vector<const SourceFile*> headers = kernel_headers();
   for (const auto& header : request.generated_headers) headers.push_back(&header);
-  code = rtc_compile(kernel_file(request.source), headers, options_for(request, arch, warp_size));
+  const std::vector<std::string> options = options_for(request, arch, warp_size);
+  dump_compile_inputs(key, kernel_file(request.source), headers, options);
+  code = rtc_compile(kernel_file(request.source), headers, options);
   ++compiles_;
   *from = CompileReport::From::compiler;
   disk.write(key, code);
