@@ -37,9 +37,7 @@ void dump_compile_inputs(const Digest& key, const SourceFile& source, const std:
   };
   bool written = write(source.path, source.text);
   for (const SourceFile* header : headers) written = write(header->path, header->text) && written;
-  std::string line;
-  for (const auto& option : options) line += (line.empty() ? "" : " ") + option;
-  written = write("options", line + "\n") && written;
+  written = write("options", join_options(options) + "\n") && written;
   if (!written) log::print(log::Level::warning, "HIPFUSE_DUMP_SOURCE_DIR: cannot write {}", root.string());
 }
 
@@ -101,9 +99,10 @@ std::vector<char> KernelCompiler::binary_for_key(const KernelRequest& request, c
   }
   std::vector<const SourceFile*> headers = kernel_headers();
   for (const auto& header : request.generated_headers) headers.push_back(&header);
+  const SourceFile& source = kernel_file(request.source);
   const std::vector<std::string> options = options_for(request, arch, warp_size);
-  dump_compile_inputs(key, kernel_file(request.source), headers, options);
-  code = rtc_compile(kernel_file(request.source), headers, options);
+  dump_compile_inputs(key, source, headers, options);
+  code = rtc_compile(source, headers, options);
   ++compiles_;
   *from = CompileReport::From::compiler;
   disk.write(key, code);

@@ -17,13 +17,13 @@ struct ProgramDeleter {
   }
 };
 
-std::string join(const std::vector<std::string>& options) {
+}  // namespace
+
+std::string join_options(const std::vector<std::string>& options) {
   std::string out;
   for (const auto& option : options) out += (out.empty() ? "" : " ") + option;
   return out;
 }
-
-}  // namespace
 
 std::string rtc_compiler_version() {
   int major = 0, minor = 0;
@@ -59,7 +59,7 @@ std::vector<char> rtc_compile(const SourceFile& source, const std::vector<const 
   }
   if (rc != HIPRTC_SUCCESS) {
     fail(Status::internal_error, "hipRTC failed to compile " + source.path + " (" + hiprtcGetErrorString(rc) +
-                                     ")\noptions: " + join(options) + "\n" + log);
+                                     ")\noptions: " + join_options(options) + "\n" + log);
   }
   return rtc_program_code(*program);
 }

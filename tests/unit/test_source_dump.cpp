@@ -4,7 +4,6 @@
 #include "test_reliability_support.h"
 
 #include <fstream>
-#include <sstream>
 
 using namespace hipfuse::rt;
 using namespace reliability;
@@ -12,10 +11,8 @@ using namespace reliability;
 namespace {
 
 std::string read_text(const fs::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream text;
-  text << in.rdbuf();
-  return text.str();
+  const std::vector<char> bytes = read_bytes(path);
+  return {bytes.begin(), bytes.end()};
 }
 
 KernelRequest dumped_request() {
