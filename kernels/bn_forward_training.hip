@@ -57,11 +57,11 @@ constexpr bool kVector = Tiles::vectorizable<kLanes, XGeom, YGeom>;
 constexpr int kVectorLanes = kVector ? kLanes : 1;
 using Groups = hf::PlaneGroups<XGeom, Tiling, kLanes>;
 constexpr bool kGrouped = Groups::usable<XGeom, YGeom>;
-// Units in flight per thread: 4 vectors, or 8 scalar loads (12 for 2-byte types, whose
-// loads carry half the bytes; the forward pass reads one tensor, so 12 fit in 64 registers
-// without spilling where 16 did not; 10 where the apply blocks also merge the partials
-// (Tiling::apply_merges), where 12 left an 8-byte frame, fp16 NCHW 4x32x28x28. H100, fp16
-// NCHW batch 64: 10 against 12 within 0.3% on all five NA forward-training layers).
+// Units in flight per thread: 4 vectors, or 8 scalar loads. 2-byte types' loads carry half
+// the bytes, so they batch 12 (the forward pass reads one tensor: 12 fit in 64 registers
+// without spilling where 16 did not), and 10 where the apply blocks also merge the partials
+// (Tiling::apply_merges: 12 left an 8-byte frame on fp16 NCHW 4x32x28x28; 10 ran within 0.3%
+// of 12 on the five fp16 NCHW NA forward-training layers at batch 64, H100).
 template <int V>
 constexpr int kBatch = V == 1 ? (sizeof(data_t) < 4 ? (Tiling::apply_merges ? 10 : 12) : 8) : 4;
 // At most 64 registers a thread, so that 1024 threads fit on a multiprocessor: the host
