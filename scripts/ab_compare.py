@@ -44,15 +44,26 @@ def parse_env(text):
     return name, var, value
 
 
-def csv_name(spec, variant, round_):
-    return f"{pathlib.Path(spec).stem}_{variant}_r{round_}.csv"
+def item_labels(items):
+    """A CSV name prefix per SPEC[:FILTER] item: the spec's stem, then _2, _3, ... for its later
+    items (one spec given twice with two filters would otherwise overwrite its own CSVs)."""
+    seen, labels = collections.Counter(), []
+    for item in items:
+        stem = pathlib.Path(item.partition(":")[0]).stem
+        seen[stem] += 1
+        labels.append(stem if seen[stem] == 1 else f"{stem}_{seen[stem]}")
+    return labels
+
+
+def csv_name(label, variant, round_):
+    return f"{label}_{variant}_r{round_}.csv"
 
 
 def read_medians(out, runs):
     """{case: {(variant, round): (status, median_us)}} from the runs' CSVs that exist."""
     table = collections.OrderedDict()
-    for spec, variant, round_ in runs:
-        path = out / csv_name(spec, variant, round_)
+    for label, variant, round_ in runs:
+        path = out / csv_name(label, variant, round_)
         if not path.exists():
             continue
         with open(path, newline="") as f:
@@ -101,13 +112,14 @@ def main(argv=None):
     out = pathlib.Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
     done, failed = [], False
+    labels = item_labels(args.specs)
     for round_ in range(1, args.rounds + 1):
         order = args.variant if round_ % 2 else list(reversed(args.variant))
-        for item in args.specs:
+        for item, label in zip(args.specs, labels):
             spec, _, case_filter = item.partition(":")
             for name, driver, kernels in order:
                 command = [driver, "run", spec, *(["--filter", case_filter] if case_filter else []), *DEFAULT_RUN_ARGS,
-                           *extra, "--format", "csv", "--out", str(out / csv_name(spec, name, round_))]
+                           *extra, "--format", "csv", "--out", str(out / csv_name(label, name, round_))]
                 env = dict(os.environ)
                 for var in {"HIPFUSE_KERNEL_DIR", *(var for _, var, _ in args.env)}:
                     env.pop(var, None)
@@ -124,7 +136,7 @@ def main(argv=None):
                 if rc != 0 and said:
                     print(f"ab_compare:   {said[-1]}", flush=True)
                 failed |= rc != 0
-                done.append((spec, name, round_))
+                done.append((label, name, round_))
                 table = read_medians(out, done)
                 (out / "summary.md").write_text(summary(table, args.variant, args.rounds))
     table = read_medians(out, done)

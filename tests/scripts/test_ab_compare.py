@@ -12,13 +12,15 @@ import unittest.mock
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[2] / "scripts"))
 import ab_compare  # noqa: E402
 
-# A stand-in for fusiondriver `run`: two cases, median 10 us for the build called "old", 8 for
-# any other (HIPFUSE_KERNEL_DIR adds 1, TILE takes 2); case "b" FAILS when FAIL_B is set. Each run
-# appends "<build> <kernel dir>[ <tile>]" to ORDER_LOG, so the test sees the order of the runs.
+# A stand-in for fusiondriver `run`: two cases (those that --filter's regex matches), median 10
+# us for the build called "old", 8 for any other (HIPFUSE_KERNEL_DIR adds 1, TILE takes 2); case
+# "b" FAILS when FAIL_B is set. Each run appends "<build> <kernel dir>[ <tile>]" to ORDER_LOG, so
+# the test sees the order of the runs.
 FAKE_DRIVER = textwrap.dedent("""\
-    import csv, os, sys
+    import csv, os, re, sys
     args = sys.argv[1:]
     out = args[args.index("--out") + 1]
+    wanted = args[args.index("--filter") + 1] if "--filter" in args else ""
     build = os.path.basename(os.path.dirname(os.path.abspath(sys.argv[0])))
     kernels = os.environ.get("HIPFUSE_KERNEL_DIR", "")
     tile = os.environ.get("TILE", "")
@@ -28,8 +30,10 @@ FAKE_DRIVER = textwrap.dedent("""\
     with open(out, "w", newline="") as f:
         w = csv.writer(f)
         w.writerow(["name", "status", "median_us"])
-        w.writerow(["s/a", "PASSED", median])
-        w.writerow(["s/b", "FAILED" if os.environ.get("FAIL_B") else "PASSED", median * 2])
+        if re.search(wanted, "s/a"):
+            w.writerow(["s/a", "PASSED", median])
+        if re.search(wanted, "s/b"):
+            w.writerow(["s/b", "FAILED" if os.environ.get("FAIL_B") else "PASSED", median * 2])
     """)
 
 
@@ -91,6 +95,20 @@ class AbCompare(unittest.TestCase):
         self.assertIn("| s/a | 8.0 | 6.0 | 0.750 |", printed.getvalue())
         with self.assertRaises(SystemExit), contextlib.redirect_stderr(io.StringIO()):
             ab_compare.main(argv[:-3] + ["--env", "nobody:TILE=x", "specs/x.toml"])
+
+    def test_one_spec_twice_with_two_filters(self):
+        # Each item keeps its own CSVs: both cases reach the summary.
+        argv = ["--out", str(self.dir / "out"), "--variant", f"base={self.dir / 'old' / 'fusiondriver'}",
+                "--variant", f"new={self.dir / 'new' / 'fusiondriver'}", "--rounds", "1",
+                "specs/x.toml:a", "specs/x.toml:b"]
+        printed = io.StringIO()
+        with unittest.mock.patch.dict("os.environ", {"ORDER_LOG": str(self.log)}), contextlib.redirect_stdout(printed):
+            status = ab_compare.main(argv)
+        self.assertEqual(status, 0)
+        self.assertIn("| s/a | 10.0 | 8.0 | 0.800 |", printed.getvalue())
+        self.assertIn("| s/b | 20.0 | 16.0 | 0.800 |", printed.getvalue())
+        self.assertTrue((self.dir / "out" / "x_new_r1.csv").exists())
+        self.assertTrue((self.dir / "out" / "x_2_new_r1.csv").exists())
 
     def test_bad_variant(self):
         with self.assertRaises(Exception):
