@@ -1,12 +1,13 @@
 // Implicit-GEMM forward convolution in true fp32 on the CUDA cores (no tf32): a register-
 // blocked SGEMM over the GEMM view of common/igemm.h, with the plan's prologue / epilogue.
 //
-// Block tile BM x BN (pixels x output channels), k-tile 8, (BM/8) x (BN/8) threads, each
-// computing 8 x 8 outputs as 2 x 2 sub-blocks of 4 x 4 (rows tm*4.. and BM/2 + tm*4..,
-// columns tn*4.. and BN/2 + tn*4..), so its operands are four 16-byte shared-memory reads
-// per k (64 FMAs). Shared memory: two buffers of A [8][BM + 4] and B [8][BN + 4], k-major;
-// the next k-tile is loaded into registers while the current one is computed and stored
-// after it (one barrier per k-tile). The +4 pad keeps the transposing stores conflict-free.
+// Block tile BM x BN (pixels x output channels), k-tile BK (8 or 16: hfi::KChunks chunks of 4
+// kk), (BM/8) x (BN/8) threads, each computing 8 x 8 outputs as 2 x 2 sub-blocks of 4 x 4
+// (rows tm*4.. and BM/2 + tm*4.., columns tn*4.. and BN/2 + tn*4..), so its operands are four
+// 16-byte shared-memory reads per k (64 FMAs). Shared memory: two buffers of A [BK][BM + 4]
+// and B [BK][BN + 4], k-major; the next k-tile is loaded into registers while the current one
+// is computed and stored after it (one barrier per k-tile: BK 16 halves the barriers and the
+// loaders' address work per FMA). The +4 pad keeps the transposing stores conflict-free.
 // Loaders (hfi::AMode / BMode): kVector reads 4 consecutive kk (channels) as one 16-byte
 // load (x NHWC-like with C/G % 4 == 0; w contiguous along (r, s, c)); kGather reads element
 // by element, lanes along m (coalesced for NCHW). Outputs are stored straight from the
@@ -16,7 +17,8 @@
 
 namespace igemm {
 
-constexpr int BM = hfi::BM, BN = hfi::BN, BK = 8;
+constexpr int kChunks = hfi::KChunks;  // 16-byte chunks (4 kk) per k-tile row
+constexpr int BM = hfi::BM, BN = hfi::BN, BK = 4 * kChunks;
 constexpr int kTn = BN / 8, kTm = BM / 8;
 constexpr int kThreads = kTm * kTn;
 constexpr int kLdA = BM + 4, kLdB = BN + 4;
@@ -25,30 +27,31 @@ constexpr bool kAlongK = hfi::OutAlongK;
 constexpr int kOutVec = hfi::OutVec;
 static_assert(sizeof(T) == 4, "the SIMT kernel is the fp32 path");
 static_assert(BM % 32 == 0 && BN % 32 == 0, "tile");
-static_assert((BM * 2) % kThreads == 0 && (BN * 2) % kThreads == 0, "loader slots");
+static_assert(BK == 8 || BK == 16, "k-tiles of 8 or 16");
+static_assert((BM * kChunks) % kThreads == 0 && (BN * kChunks) % kThreads == 0, "loader slots");
 static_assert(kOutVec == 1 || kOutVec == 4, "output vectors are 4 wide");
 
 enum LoaderMode : int { kVector = 0, kGather = 1 };
 
-// A (x) or B (w) k-tile: Rows x 8 values, as Rows x 2 chunks of 4 consecutive kk.
+// A (x) or B (w) k-tile: Rows x BK values, as Rows x kChunks chunks of 4 consecutive kk.
 template <bool IsA, int Mode>
 struct SimtLoader {
   static constexpr int kRows = IsA ? BM : BN;
-  static constexpr int kSlots = kRows * 2 / kThreads;
+  static constexpr int kSlots = kRows * kChunks / kThreads;
   static constexpr bool kChunkShareTap = kCg % 4 == 0;
   float regs[kSlots][4];
   RowStart rows[IsA ? kSlots : 1];  // A only
   int tid_, group_, n0_;
 
-  // kVector: two lanes per row (32 contiguous bytes of one pixel / filter); kGather: lanes
-  // along the rows.
+  // kVector: kChunks lanes per row (the k-tile's contiguous bytes of one pixel / filter);
+  // kGather: lanes along the rows.
   HF_DEVICE static int row_of(int tid, int i) {
     const int s = tid + i * kThreads;
-    return Mode == kVector ? s / 2 : s % kRows;
+    return Mode == kVector ? s / kChunks : s % kRows;
   }
   HF_DEVICE static int chunk_of(int tid, int i) {
     const int s = tid + i * kThreads;
-    return Mode == kVector ? s % 2 : s / kRows;
+    return Mode == kVector ? s % kChunks : s / kRows;
   }
 
   HF_DEVICE void init(I m0, int n0, int group, int tid) {

@@ -195,10 +195,17 @@ constexpr double kWarpgroupMinIntensity = 128.0;
 // 35.7 us, 3x3 256->256 14x14 43.0 -> 47.2; each share of a 128x256 tile writes 128 KB of fp32
 // partials and refills the pipeline). Forced with "<tile>/sk" for measurements.
 // SIMT tiles (8x8 outputs per thread): smaller blocks only for grids that would not fill the GPU.
+// k_chunks: 16-byte chunks (4 fp32 kk) per k-tile row, BK 8.
 constexpr Candidate kSimtTiles[] = {
-    {"simt128x64", Kernel::simt, 128, 64, 0, 0, 2, 2, 1.0},      // H200 sweep: 202.7 us
-    {"simt128x128", Kernel::simt, 128, 128, 0, 0, 2, 2, 0.95},   // 211.4 us (fp32 1x1 64->256)
-    {"simt64x64", Kernel::simt, 64, 64, 0, 0, 2, 2, 0.7},
+    {"simt128x64", Kernel::simt, 128, 64, 0, 0, 2, 2, 1.0, 2},      // H200 sweep: 202.7 us
+    {"simt128x128", Kernel::simt, 128, 128, 0, 0, 2, 2, 0.95, 2},   // 211.4 us (fp32 1x1 64->256)
+    {"simt64x64", Kernel::simt, 64, 64, 0, 0, 2, 2, 0.7, 2},
+};
+// BK 16: half the barriers and loader work per FMA, twice the loader registers. Forced by
+// name only until a GPU sweep has measured them against the BK 8 tiles.
+constexpr Candidate kSimtK16Tiles[] = {
+    {"simt128x64k16", Kernel::simt, 128, 64, 0, 0, 2, 2, 1.0, 4},
+    {"simt128x128k16", Kernel::simt, 128, 128, 0, 0, 2, 2, 0.95, 4},
 };
 
 std::int64_t ceil_div(std::int64_t a, std::int64_t b) { return (a + b - 1) / b; }
@@ -508,7 +515,7 @@ struct Cheapest {
 // k-tiles. (The SIMT kernel's FMAs dominate its gathers: sweep, fp32 NCHW 1x1, 128x64 223 us
 // vs 128x128 237.)
 double tile_work(const Problem& p, const Candidate& c, const Config& cfg) {
-  const int bk = c.kernel == Kernel::matrix ? block_k(p, c.k_chunks) : 8;
+  const int bk = block_k(p, c.k_chunks);
   const double k = static_cast<double>(ceil_div(p.gemm_k(), bk) * bk);
   const bool gathered = c.kernel == Kernel::matrix && cfg.a_loader == Loader::gather;
   return k * (c.bm * c.bn / c.efficiency + (gathered ? kGatherCost * c.bm : 0.0));
@@ -691,6 +698,18 @@ const Candidate* first_matrix_tile(Pred pred) {
   return nullptr;
 }
 
+// The first SIMT tile (BK 8 ones, then BK 16) for which `pred` holds, or nullptr.
+template <class Pred>
+const Candidate* first_simt_tile(Pred pred) {
+  for (const auto& c : kSimtTiles) {
+    if (pred(c)) return &c;
+  }
+  for (const auto& c : kSimtK16Tiles) {
+    if (pred(c)) return &c;
+  }
+  return nullptr;
+}
+
 }  // namespace
 
 std::array<std::int64_t, 4> nhwc_strides(int n, int c, int h, int w) {
@@ -704,15 +723,16 @@ const char* Tile::name() const {
            c.persistent == persistent && c.warpgroup == warpgroup && warps_m > 0;
   });
   if (matrix != nullptr) return matrix->name;
-  for (const auto& c : kSimtTiles) {
-    if (c.bm == bm && c.bn == bn && warps_m == 0) return c.name;
-  }
-  return "custom";
+  const Candidate* simt = first_simt_tile([this](const Candidate& c) {
+    return c.bm == bm && c.bn == bn && c.k_chunks == k_chunks && warps_m == 0;
+  });
+  return simt != nullptr ? simt->name : "custom";
 }
 
 std::string Config::describe() const {
   std::string s = kernel == Kernel::matrix ? "matrix " : "simt ";
   s += std::to_string(tile.bm) + "x" + std::to_string(tile.bn);
+  if (kernel == Kernel::simt && tile.k_chunks != 2) s += " bk" + std::to_string(4 * tile.k_chunks);
   if (kernel == Kernel::matrix) {
     s += " w" + std::to_string(tile.warps_m) + "x" + std::to_string(tile.warps_n) + " s" + std::to_string(tile.stages);
     if (tile.k_chunks != 4) s += " k" + std::to_string(tile.k_chunks * 16) + "B";
@@ -767,12 +787,7 @@ namespace {
 // The tile called `name` among the matrix tiles (BK 32, BK 64, persistent, and the warpgroup
 // ones where `warpgroup` allows them) or the SIMT tiles; nullptr when there is none.
 const Candidate* find_tile(const std::string& name, bool matrix, bool warpgroup = false) {
-  if (!matrix) {
-    for (const auto& c : kSimtTiles) {
-      if (name == c.name) return &c;
-    }
-    return nullptr;
-  }
+  if (!matrix) return first_simt_tile([&](const Candidate& c) { return name == c.name; });
   return first_matrix_tile([&](const Candidate& c) { return name == c.name && (warpgroup || !c.warpgroup); });
 }
 

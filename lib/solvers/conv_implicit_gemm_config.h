@@ -54,7 +54,7 @@ struct Tile {
   int warps_m = 2, warps_n = 2;  // matrix kernel: groups of 32 threads; simt: unused
   int stages = 4;                // matrix kernel: shared-memory ring depth; simt: 2
   int min_blocks = 1;            // __launch_bounds__ minimum resident blocks (register cap)
-  int k_chunks = 4;              // matrix kernel: 16-byte chunks per k-tile row (BK = 16 * k_chunks bytes)
+  int k_chunks = 4;              // 16-byte chunks per k-tile row (BK = 16 * k_chunks bytes; simt: 2 or 4)
   bool persistent = false;       // matrix kernel: blocks loop over output tiles, prefetching the next
   bool warpgroup = false;        // matrix kernel: Hopper warpgroup MMA (wgmma) instead of mma.sync
   const char* name() const;
@@ -168,7 +168,7 @@ std::string why_not(const Problem& problem, const std::string& arch);
 // "64x64k64p", the warpgroup ones "wg128x128", "wg128x64", "wg64x128", "wg128x256", "wg256x128", "wg192x128" and
 // the persistent "wg64x128p", "wg128x64p", "wg128x128p", "wg128x256p" (fp16/bf16, only where `warpgroup_mma`: a
 // forced one elsewhere falls back to the heuristic), or a SIMT one: "simt128x128",
-// "simt128x64", "simt64x64"; a "/sk" suffix ("<tile>/sk", or "/sk" for the heuristic's tile)
+// "simt128x64", "simt64x64", and with k-tiles of 16 "simt128x128k16", "simt128x64k16"; a "/sk" suffix ("<tile>/sk", or "/sk" for the heuristic's tile)
 // turns stream-K on for a pipelined matrix tile (never chosen automatically: slower on the
 // H200); "/ws" warp-specialises a wgmma tile (persistent or not) with asynchronous loaders (loader
 // threads of their own, tensor-map copies where they apply), as the heuristic also does for its

@@ -451,7 +451,7 @@ TEST_CASE("igemm: every tile, on edges (M, N and K not multiples of the tile)") 
       {{DataType::half, false}, {"128x128", "128x128w8", "256x64", "128x64", "64x64", "128x32"}},
       {{DataType::bfloat16, false}, {"128x128", "128x128w8", "256x64", "128x64", "64x64", "128x32"}},
       {{DataType::float32, true}, {"128x128", "128x128w8", "256x64", "128x64", "64x64", "128x32"}},
-      {{DataType::float32, false}, {"simt128x128", "simt128x64", "simt64x64"}},
+      {{DataType::float32, false}, {"simt128x128", "simt128x64", "simt64x64", "simt128x128k16", "simt128x64k16"}},
   };
   std::uint64_t seed = 300;
   for (const auto& [v, tiles] : sets) {
@@ -914,7 +914,7 @@ const Layer kSweepExtra[] = {
 // Times `tiles` (or the SIMT ones for fp32) on `layers` in `layouts`, each output checked.
 void sweep_tiles(const std::vector<Layer>& layers, const std::vector<std::string>& matrix,
                  const std::vector<Lay>& layouts = {Lay::nhwc, Lay::nchw}) {
-  const std::vector<std::string> simt = {"simt128x128", "simt128x64", "simt64x64"};
+  const std::vector<std::string> simt = {"simt128x128", "simt128x64", "simt64x64", "simt128x128k16", "simt128x64k16"};
   print_header();
   for (const Layer& l : layers) {
     for (Lay lay : layouts) {

@@ -480,7 +480,7 @@ TEST_CASE("igemm: every tile x data type x layout compiles for sm_90 with hipRTC
       {DataType::half, false, {"128x128k64", "128x128w8k64", "256x64k64", "128x64k64", "128x64w8k64", "128x64k64p"}},
       {DataType::bfloat16, false, {"128x128k64", "128x128w8k64", "256x64k64", "128x64k64", "128x64w8k64", "128x64k64p"}},
       {DataType::float32, true, {"128x128k64", "128x64k64p"}},
-      {DataType::float32, false, {"simt128x128", "simt128x64", "simt64x64"}},
+      {DataType::float32, false, {"simt128x128", "simt128x64", "simt64x64", "simt128x128k16", "simt128x64k16"}},
       // wgmma, compiled for sm_90a
       {DataType::half, false, {"wg128x128", "wg128x64", "wg64x128", "wg128x256", "wg256x128", "wg192x128"}},
       {DataType::bfloat16, false, {"wg128x128", "wg128x64", "wg64x128", "wg128x256", "wg256x128", "wg192x128"}},
