@@ -201,12 +201,21 @@ constexpr Candidate kSimtTiles[] = {
     {"simt128x128", Kernel::simt, 128, 128, 0, 0, 2, 2, 0.95, 2},   // 211.4 us (fp32 1x1 64->256)
     {"simt64x64", Kernel::simt, 64, 64, 0, 0, 2, 2, 0.7, 2},
 };
-// BK 16: half the barriers and loader work per FMA, twice the loader registers. Forced by
-// name only until a GPU sweep has measured them against the BK 8 tiles.
+// BK 16: half the barriers per FMA, twice the loader registers (simt128x64k16: 165 registers,
+// 3 blocks a multiprocessor against BK 8's 127 and 4; simt128x128k16 spills at its 128-register
+// cap). The heuristic takes simt128x64k16 in place of simt128x64 where GEMM K is at least
+// kSimtK16MinK and the BK 8 grid is less than one wave of 4 blocks a multiprocessor: H100 A/B,
+// fp32 CBA at batch 64, NCHW / NHWC, us (docs/PERF_NOTES.md v36): 3x3 256->256 14x14 458.6 ->
+// 410.3 / 429.4 -> 401.7, 1x1 1024->256 14x14 190.6 -> 179.7 / 196.7 -> 194.6, 1x1 2048->512
+// 7x7 266.4 -> 254.2 / 258.0 -> 255.2. Left at BK 8: 3x3 128->128 56x56 s2 (784 tiles, two
+// waves either way: 1.2-2.1% slower at BK 16), the 1x1 layers of GEMM K 64 and 256 (2-6%
+// slower), 3x3 64->64 56x56 (1568 tiles: 1.7-2.0% faster at BK 16, not taken by this rule).
 constexpr Candidate kSimtK16Tiles[] = {
     {"simt128x64k16", Kernel::simt, 128, 64, 0, 0, 2, 2, 1.0, 4},
     {"simt128x128k16", Kernel::simt, 128, 128, 0, 0, 2, 2, 0.95, 4},
 };
+constexpr std::int64_t kSimtK16MinK = 512;
+constexpr int kSimt128x64ResidentBlocks = 4;  // 127 registers x 128 threads
 
 std::int64_t ceil_div(std::int64_t a, std::int64_t b) { return (a + b - 1) / b; }
 
@@ -1013,6 +1022,10 @@ Config choose_config(const Problem& p, int sms, const std::string& force_tile_an
       cheapest.offer(c, estimate(p, *c, sms));
     }
     best = cheapest.best;
+  }
+  if (force_tile.empty() && std::string(best->name) == "simt128x64" && p.gemm_k() >= kSimtK16MinK &&
+      tile_count(p, *best) < std::int64_t{kSimt128x64ResidentBlocks} * sms) {
+    best = find_tile("simt128x64k16", false);
   }
   // Only with a cp.async A: a register-staged A holds twice the values per thread at BK 64
   // (not yet checked for spills with prologues / per-element decodes).

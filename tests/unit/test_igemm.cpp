@@ -213,6 +213,10 @@ TEST_CASE("igemm: the tile heuristic on the reference layers") {
       {DataType::half, 64, 56, 64, 3, "wg128x64p", "wg128x64p", "128x64k64"},
       {DataType::half, 256, 14, 256, 3, "wg192x128", "wg192x128", "128x64k64"},
       {DataType::float32, 64, 56, 256, 1, "simt128x64", "simt128x64", nullptr},
+      // fp32, GEMM K >= 512: k-tiles of 16 where the BK 8 grid is under one wave (392 tiles of
+      // 128x64 against 4 x 132 resident), BK 8 where it is not (1568 tiles)
+      {DataType::float32, 256, 14, 256, 3, "simt128x64k16", "simt128x64k16", nullptr},
+      {DataType::float32, 64, 56, 64, 3, "simt128x64", "simt128x64", nullptr},
   };
   for (const Layer& l : layers) {
     for (Layout layout : {Layout::nhwc, Layout::nchw}) {
