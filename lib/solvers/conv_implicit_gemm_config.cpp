@@ -204,12 +204,14 @@ constexpr Candidate kSimtTiles[] = {
 // BK 16: half the barriers per FMA, twice the loader registers (simt128x64k16: 165 registers,
 // 3 blocks a multiprocessor against BK 8's 127 and 4; simt128x128k16 spills at its 128-register
 // cap). The heuristic takes simt128x64k16 in place of simt128x64 where GEMM K is at least
-// kSimtK16MinK and the BK 8 grid is less than one wave of 4 blocks a multiprocessor: H100 A/B,
-// fp32 CBA at batch 64, NCHW / NHWC, us (docs/PERF_NOTES.md v36): 3x3 256->256 14x14 458.6 ->
-// 410.3 / 429.4 -> 401.7, 1x1 1024->256 14x14 190.6 -> 179.7 / 196.7 -> 194.6, 1x1 2048->512
-// 7x7 266.4 -> 254.2 / 258.0 -> 255.2. Left at BK 8: 3x3 128->128 56x56 s2 (784 tiles, two
-// waves either way: 1.2-2.1% slower at BK 16), the 1x1 layers of GEMM K 64 and 256 (2-6%
-// slower), 3x3 64->64 56x56 (1568 tiles: 1.7-2.0% faster at BK 16, not taken by this rule).
+// kSimtK16MinK and the BK 8 grid is less than one wave of 4 blocks a multiprocessor. H100,
+// fp32 CBA at batch 64, this rule against BK 8 everywhere, NCHW / NHWC, us (docs/PERF_NOTES.md
+// v36): 3x3 256->256 14x14 459.1 -> 410.3 / 430.7 -> 401.5, 1x1 1024->256 14x14 191.3 -> 178.7
+// / 197.3 -> 194.7, 1x1 2048->512 7x7 266.3 -> 255.1 / 258.7 -> 260.3 (rounds 263.0, 257.5);
+// NCHW, one round: 3x3 256->256 28x28 s2 482.8 -> 459.4, 3x3 512->512 7x7 577.1 -> 586.0.
+// Left at BK 8 (forced BK 16, against it): 3x3 128->128 56x56 s2 (784 tiles, two waves either
+// way) 1.2-2.1% slower, the 1x1 layers of GEMM K 64 and 256 2-6% slower; 3x3 64->64 56x56
+// (1568 tiles) 1.7-2.0% faster, not taken by this rule.
 constexpr Candidate kSimtK16Tiles[] = {
     {"simt128x64k16", Kernel::simt, 128, 64, 0, 0, 2, 2, 1.0, 4},
     {"simt128x128k16", Kernel::simt, 128, 128, 0, 0, 2, 2, 0.95, 4},
