@@ -162,22 +162,22 @@ bool has_warpgroup_mma(const std::string& arch);
 std::string why_not(const Problem& problem, const std::string& arch);
 
 // The kernel and tile for a problem: a fixed shape heuristic (no autotuning). `sms` is the
-// multiprocessor count (0: assume 132). `force_tile` (tests, benchmarks) picks a named
-// matrix tile: "128x128", "128x128w8", "256x64", "128x64", "64x64", "128x32", the BK = 64 ones
-// "128x128k64", "128x128w8k64", "256x64k64", "128x64k64", "128x64w8k64", the persistent "128x64k64p" and
-// "64x64k64p", the warpgroup ones "wg128x128", "wg128x64", "wg64x128", "wg128x256", "wg256x128", "wg192x128" and
-// the persistent "wg64x128p", "wg128x64p", "wg128x128p", "wg128x256p" (fp16/bf16, only where `warpgroup_mma`: a
-// forced one elsewhere falls back to the heuristic), or a SIMT one: "simt128x128",
-// "simt128x64", "simt64x64", and with k-tiles of 16 "simt128x128k16", "simt128x64k16"; a "/sk" suffix ("<tile>/sk", or "/sk" for the heuristic's tile)
-// turns stream-K on for a pipelined matrix tile (never chosen automatically: slower on the
-// H200); "/ws" warp-specialises a wgmma tile (persistent or not) with asynchronous loaders (loader
-// threads of their own, tensor-map copies where they apply), as the heuristic also does for its
-// own wgmma picks where the H200 measured it faster (a forced tile without "/ws" runs without
-// it); "/s16" stages a 16-bit output as 16-bit values, the fused ops applied in
-// registers (Config::stage_16bit); "/im2col" (with "/ws") moves A by an im2col tensor map where
-// a pixels x channels map cannot (filters past 1x1, strides, padding: Config::tma_a_im2col);
-// "/stream" runs x's re-layout beside the GEMM wherever the kernels can (Config::stream_input),
-// "/serial" before it wherever the heuristic would stream it.
+// multiprocessor count (0: assume 132). `force_tile` (tests, benchmarks) picks a named matrix tile:
+// "128x128", "128x128w8", "256x64", "128x64", "64x64", "128x32", the BK = 64 ones "128x128k64",
+// "128x128w8k64", "256x64k64", "128x64k64", "128x64w8k64", the persistent "128x64k64p" and
+// "64x64k64p", the warpgroup ones "wg128x128", "wg128x64", "wg64x128", "wg128x256", "wg256x128",
+// "wg192x128" and the persistent "wg64x128p", "wg128x64p", "wg128x128p", "wg128x256p" (fp16/bf16,
+// only where `warpgroup_mma`: a forced one elsewhere falls back to the heuristic), or a SIMT one:
+// "simt128x128", "simt128x64", "simt64x64", with k-tiles of 16 "simt128x128k16", "simt128x64k16"; a
+// "/sk" suffix ("<tile>/sk", or "/sk" for the heuristic's tile) turns stream-K on for a pipelined
+// matrix tile (never chosen automatically: slower on the H200); "/ws" warp-specialises a wgmma tile
+// (persistent or not) with asynchronous loaders (loader threads of their own, tensor-map copies
+// where they apply), as the heuristic also does for its own wgmma picks where the H200 measured it
+// faster (a forced tile without "/ws" runs without it); "/s16" stages a 16-bit output as 16-bit
+// values, the fused ops applied in registers (Config::stage_16bit); "/im2col" (with "/ws") moves A
+// by an im2col tensor map where a pixels x channels map cannot (filters past 1x1, strides, padding:
+// Config::tma_a_im2col); "/stream" runs x's re-layout beside the GEMM wherever the kernels can
+// (Config::stream_input), "/serial" before it wherever the heuristic would stream it.
 // Modes combine with '+': "wg128x128/ws+s16".
 // `warpgroup_mma`: the target has wgmma (has_warpgroup_mma).
 Config choose_config(const Problem& problem, int sms, const std::string& force_tile = {}, bool warpgroup_mma = false);
