@@ -691,34 +691,29 @@ std::array<std::int64_t, 4> nchw_strides(int n, int c, int h, int w) {
 
 namespace {
 
+// The first candidate of `lists`, searched in order, for which `pred` holds, or nullptr.
+template <class Pred, class... Lists>
+const Candidate* first_tile_of(Pred pred, const Lists&... lists) {
+  const Candidate* found = nullptr;
+  const auto search = [&](const auto& list) {
+    for (const Candidate& c : list) {
+      if (found == nullptr && pred(c)) found = &c;
+    }
+  };
+  (search(lists), ...);
+  return found;
+}
+
 // The first matrix tile (BK 32 ones, then BK 64, warpgroup, persistent) for which `pred` holds, or nullptr.
 template <class Pred>
 const Candidate* first_matrix_tile(Pred pred) {
-  for (const auto& c : kMatrixTiles) {
-    if (pred(c)) return &c;
-  }
-  for (const auto& c : kK64Tiles) {
-    if (pred(c)) return &c;
-  }
-  for (const auto& c : kWarpgroupTiles) {
-    if (pred(c)) return &c;
-  }
-  for (const auto& c : kPersistentTiles) {
-    if (pred(c)) return &c;
-  }
-  return nullptr;
+  return first_tile_of(pred, kMatrixTiles, kK64Tiles, kWarpgroupTiles, kPersistentTiles);
 }
 
 // The first SIMT tile (BK 8 ones, then BK 16) for which `pred` holds, or nullptr.
 template <class Pred>
 const Candidate* first_simt_tile(Pred pred) {
-  for (const auto& c : kSimtTiles) {
-    if (pred(c)) return &c;
-  }
-  for (const auto& c : kSimtK16Tiles) {
-    if (pred(c)) return &c;
-  }
-  return nullptr;
+  return first_tile_of(pred, kSimtTiles, kSimtK16Tiles);
 }
 
 }  // namespace
