@@ -26,7 +26,7 @@ struct Candidate {
   Kernel kernel;
   int bm, bn, warps_m, warps_n, stages, min_blocks;
   double efficiency;  // relative throughput of the tile's inner loop (operand reuse per byte of shared memory)
-  int k_chunks = 4;   // matrix kernel: 16-byte chunks per k-tile row (4: BK 32 fp16, 8: BK 64 fp16)
+  int k_chunks = 4;   // 16-byte chunks per k-tile row (matrix: 4 BK 32 fp16, 8 BK 64; simt: 2 BK 8, 4 BK 16)
   bool persistent = false;  // matrix kernel: min_blocks blocks per SM loop over the output tiles
   bool warpgroup = false;   // matrix kernel: wgmma (sm_90a), warps stacked along M in warpgroups of 4
   bool fit_blocks = false;  // persistent: min_blocks (the register cap) cut to the blocks shared memory fits
@@ -797,6 +797,14 @@ const Candidate* find_tile(const std::string& name, bool matrix, bool warpgroup 
   return first_matrix_tile([&](const Candidate& c) { return name == c.name && (warpgroup || !c.warpgroup); });
 }
 
+// simt128x64k16 in place of the heuristic's simt128x64 where it measured faster (kSimtK16Tiles):
+// GEMM K of at least kSimtK16MinK and a BK 8 grid under one wave; `best` otherwise.
+const Candidate* simt_k16_substitute(const Problem& p, const Candidate* best, int sms) {
+  const bool pays = std::string(best->name) == "simt128x64" && p.gemm_k() >= kSimtK16MinK &&
+                    tile_count(p, *best) < std::int64_t{kSimt128x64ResidentBlocks} * sms;
+  return pays ? find_tile("simt128x64k16", false) : best;
+}
+
 // The cheapest of the tiles `names` (least estimated time over whole waves, a persistent
 // tile's divided by kPersistentOverlap) that run warp-specialised with A by a tensor map:
 // the im2col map (`im2col`), else the pixels x channels one. nullptr when none applies.
@@ -1020,10 +1028,7 @@ Config choose_config(const Problem& p, int sms, const std::string& force_tile_an
     }
     best = cheapest.best;
   }
-  if (force_tile.empty() && std::string(best->name) == "simt128x64" && p.gemm_k() >= kSimtK16MinK &&
-      tile_count(p, *best) < std::int64_t{kSimt128x64ResidentBlocks} * sms) {
-    best = find_tile("simt128x64k16", false);
-  }
+  if (force_tile.empty()) best = simt_k16_substitute(p, best, sms);
   // Only with a cp.async A: a register-staged A holds twice the values per thread at BK 64
   // (not yet checked for spills with prologues / per-element decodes).
   if (force_tile.empty() && !measured_pick && best->kernel == Kernel::matrix &&
