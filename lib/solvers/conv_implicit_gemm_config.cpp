@@ -676,10 +676,10 @@ bool im2col_fits(const Problem& p, const Config& cfg) {
   const WindowCorners wc = window_corners(p);
   if (!in_range(wc.lower_w) || !in_range(wc.lower_h) || !in_range(wc.upper_w) || !in_range(wc.upper_h)) return false;
   if (p.stride_h > 8 || p.stride_w > 8) return false;
-  // Filter offsets: kept to the 8 bits a 4-D map's corners have; dims of the map 32-bit.
+  // Filter offsets: kept to the 8 bits a 4-D map's corners have. (The map's dims, x's lengths,
+  // are ints: within its 32 bits.)
   if (std::int64_t{p.r - 1} * p.dil_h > 255 || std::int64_t{p.s - 1} * p.dil_w > 255) return false;
-  const std::int64_t most = std::int64_t{1} << 31;
-  return p.n < most && p.h < most && p.w < most && p.c < most && cfg.tile.bm <= 256;
+  return cfg.tile.bm <= 256;
 }
 
 int block_k(const Problem& p, int k_chunks) { return 16 * k_chunks / static_cast<int>(p.elem_bytes()); }
