@@ -305,7 +305,10 @@ HF_DEVICE unsigned to_tf32(float v) { return (__float_as_uint(v) + 0x1000u) & 0x
 //   tma_load_2d(dst, map, x, y, bar): the tensor-map copy of the box at element (x, y) of the
 //     2-D map `map` (in the kernel's parameters) into shared memory at dst, completing on bar
 //     with the box's byte count; elements outside the tensor land as zeros. One thread issues
-//     it. prefetch_tensormap(map) starts fetching the map itself.
+//     it. Keep x, the innermost coordinate, on a 16-byte boundary (a multiple of 8 16-bit
+//     values, negative ones too): other starts are reported to trap on Hopper as an illegal
+//     instruction, as a map that shifted x by one pixel did (docs/PERF_NOTES.md v38).
+//     prefetch_tensormap(map) starts fetching the map itself.
 //   tma_load_im2col_4d(dst, map, c, w, h, n, dw, dh, bar): the same through an im2col map of a
 //     channels-last tensor: the map's run of convolution windows starting at the one whose
 //     origin is pixel (w, h) of image n, each at filter offset (dw, dh), channels from c.
