@@ -113,4 +113,9 @@ if(Python3_Interpreter_FOUND)
   # scripts/ab_compare.py: run order, ratios, failures, over a stand-in driver.
   add_test(NAME scripts.ab_compare COMMAND ${Python3_EXECUTABLE} ${PROJECT_SOURCE_DIR}/tests/scripts/test_ab_compare.py)
   set_tests_properties(scripts.ab_compare PROPERTIES LABELS "scripts" TIMEOUT 30)
+  # scripts/gpu-check.sh's GPU test stage: totals over its processes and the failed cases' names,
+  # over a stand-in test binary.
+  add_test(NAME scripts.gpu_check_tests_stage
+           COMMAND ${Python3_EXECUTABLE} ${PROJECT_SOURCE_DIR}/tests/scripts/test_gpu_check.py)
+  set_tests_properties(scripts.gpu_check_tests_stage PROPERTIES LABELS "scripts" TIMEOUT 60)
 endif()

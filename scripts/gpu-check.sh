@@ -80,13 +80,17 @@ run_gpu_tests() {
   for pid in "${pids[@]}"; do wait "$pid" || rc=1; done
   stdbuf -oL "$bin" --duration=true --test-case='oom*' >"$out/gpu_tests_oom.log" 2>&1 || rc=1
   cat "$out"/gpu_tests_*.log
-  # Totals over the processes; one without a totals line crashed or was killed.
+  # Totals over the processes (one without a totals line crashed or was killed), and the names
+  # of the test cases that reported an error, so that the summary line says which failed.
   awk -v procs="${#pids[@]}" '
     function numbers(   f, n) { n = 0; for (f = 1; f <= NF; f++) if ($f ~ /^[0-9]+$/) v[++n] = $f }
+    FNR == 1 { current = "" }
+    /^TEST CASE:/ { current = $0; sub(/^TEST CASE: */, "", current) }
+    / ERROR: / && current != "" && !(current in named) { named[current] = 1; names = names (names == "" ? "" : "; ") current }
     /^\[doctest\] test cases:/ { numbers(); cases += v[1]; passed += v[2]; failed += v[3]; logs++ }
     /^\[doctest\] assertions:/ { numbers(); asserts += v[1]; afailed += v[3] }
-    END { printf "[doctest] %d of %d processes finished: test cases: %d | %d passed | %d failed; assertions: %d | %d failed\n",
-          logs, procs + 1, cases, passed, failed, asserts, afailed }' "$out"/gpu_tests_*.log
+    END { printf "[doctest] %d of %d processes finished: test cases: %d | %d passed | %d failed; assertions: %d | %d failed%s\n",
+          logs, procs + 1, cases, passed, failed, asserts, afailed, (names == "" ? "" : "; failed: " names) }' "$out"/gpu_tests_*.log
   return $rc
 }
 
