@@ -99,7 +99,9 @@ constexpr int kBSlots = (kBChunks + kLoadThreads - 1) / kLoadThreads;
 HF_DEVICE bool b_slot_used(int tid, int slot) {
   return kBChunks % kLoadThreads == 0 || tid + slot * kLoadThreads < kBChunks;
 }
-static_assert(kStages >= (kWarpgroupMma ? 3 : 2) || KT == 1, "at least double buffering (one stage: K fits one k-tile)");
+// (Warp-specialised wgmma tiles free a stage on its mbarrier once its multiplies are done: two will do.)
+static_assert(kStages >= (kWarpgroupMma && !kWarpSpecialized ? 3 : 2) || KT == 1,
+              "at least double buffering (one stage: K fits one k-tile)");
 static_assert(kChunks == 4 || kChunks == 8, "k-tile rows of 64 or 128 bytes");
 static_assert(kTf32 == (sizeof(T) == 4), "fp32 data runs on the matrix units only as tf32");
 static_assert(!kWarpgroupMma || HF_HAS_WARPGROUP_MMA, "warpgroup tiles need an architecture with wgmma (sm_90a)");

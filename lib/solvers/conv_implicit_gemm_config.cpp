@@ -99,6 +99,16 @@ constexpr const char* kPixelsTileWarpSpecialized = "wg128x128p";
 // fastest tile within 6% on each: 64x128 46.7, 128x128 25.5).
 constexpr const char* kMemoryBoundTileWarpSpecialized = "wg128x64p";
 constexpr std::int64_t kMemoryBoundWarpSpecializedMaxK = 512;
+// ... and with N >= 512 and more than one k-tile, the persistent warp-specialised 128x128 tile
+// on two stages: two blocks of 9 warps a multiprocessor (three stages leave room for one), each
+// A tile serving 128 output channels. H100 A/B v39 (docs/PERF_NOTES.md, fp16/bf16 NHWC, batch 64, us, every output
+// checked): 1x1 128->512 28x28 CBA 31.1 -> 28.75, CBNA 31.1 -> 28.8, bf16 CBA 31.15 -> 28.95;
+// wg128x64p on two stages (three blocks) 30.2 / 32.1 / 30.35. At N = 128 it loses (512->128
+// 28x28 28.45 -> 32.5, 256->128 56x56 58.05 -> 61.15), as at N = 256 with one k-tile (v14);
+// N >= 512 with one k-tile (GEMM K 64) is not measured and keeps wg128x64p.
+constexpr const char* kWideMemoryBoundTileWarpSpecialized = "wg128x128p";
+constexpr std::int64_t kWideMemoryBoundMinN = 512;
+constexpr int kWideMemoryBoundStages = 2;
 // Where A's k-tiles come by an im2col tensor map (x channels-last or re-laid out, a filter
 // larger than 1x1 or a strided 1x1, C/G a multiple of BK): the warp-specialised wgmma tiles
 // with that map, 16-bit staged where y allows. H200 sweep v15 (docs/PERF_NOTES.md, fp16, batch
@@ -356,6 +366,7 @@ struct Modes {
   bool warp_specialized = false;  // Config::warp_specialized (warp_specialization_fits)
   bool tensor_maps = false;       // with warp_specialized: tensor-map copies where the operands allow
   bool im2col = false;            // with tensor_maps: A by an im2col map where a matrix map does not apply
+  int max_stages = 0;             // matrix tiles: at most this many pipeline stages (0: the tile's)
 };
 
 // Values of the weights' re-layout per thread when it rides along in the input's launch: few
@@ -400,6 +411,13 @@ Config make_config(const Problem& p, const Candidate& c, int sms, const Modes& m
     const std::int64_t ktiles = k_tiles(p, c);
     const std::int64_t useful = ktiles + (c.warpgroup ? 2 : 1);  // wgmma keeps one stage more in use
     cfg.tile.stages = ktiles <= 1 ? 1 : static_cast<int>(std::min<std::int64_t>(c.stages, useful));
+    // Fewer stages (Modes::max_stages), down to double buffering: two for warp-specialised
+    // tiles, whose loaders wait on each stage's mbarrier; three for the other wgmma tiles, whose
+    // previous k-tile's multiplies may still read a stage while the next one loads.
+    if (modes.max_stages > 0 && ktiles > 1) {
+      const int fewest = c.warpgroup && !modes.warp_specialized ? 3 : 2;
+      cfg.tile.stages = std::max(std::min(cfg.tile.stages, modes.max_stages), std::min(fewest, cfg.tile.stages));
+    }
   }
   const int vec = matrix ? static_cast<int>(16 / p.elem_bytes()) : 4;
   const std::int64_t cg = p.c / p.groups, ng = p.k / p.groups;
@@ -926,11 +944,23 @@ Config choose_config(const Problem& p, int sms, const std::string& force_tile_an
     return c;
   }
   // "<tile>/sk": that tile (or the heuristic's, for "/sk") with stream-K; "/ws": warp-specialised;
-  // "/s16": 16-bit epilogue staging; several modes joined by '+'.
+  // "/s16": 16-bit epilogue staging; "/st<N>": at most N pipeline stages; several modes joined by '+'.
   const std::size_t slash = force_tile_and_mode.find('/');
   const std::string force_tile = forced_tile_name(force_tile_and_mode);
   const std::string mode = slash == std::string::npos ? "" : force_tile_and_mode.substr(slash + 1);
   const auto has_mode = [&](const char* m) { return ("+" + mode + "+").find("+" + std::string(m) + "+") != std::string::npos; };
+  const auto stages_mode = [&]() {  // N of a mode "st<N>", else 0
+    for (std::size_t from = 0; from <= mode.size();) {
+      const std::size_t to = std::min(mode.find('+', from), mode.size());
+      const std::string token = mode.substr(from, to - from);
+      if (token.size() > 2 && token.size() < 5 && token.compare(0, 2, "st") == 0 &&
+          std::all_of(token.begin() + 2, token.end(), [](char ch) { return ch >= '0' && ch <= '9'; })) {
+        return std::stoi(token.substr(2));
+      }
+      from = to + 1;
+    }
+    return 0;
+  };
   const bool matrix = uses_matrix_units(p);
   const bool warpgroup = warpgroup_mma && p.elem != Elem::f32;  // wgmma tiles: fp16 / bf16
   std::vector<const Candidate*> pool;
@@ -963,10 +993,13 @@ Config choose_config(const Problem& p, int sms, const std::string& force_tile_an
   }
   const bool compute_bound = p.flops() >= kWarpgroupMinIntensity * p.min_bytes();
   bool memory_bound_ws_pick = false;
+  int max_stages = stages_mode();
   if (force_tile.empty() && warpgroup && p.gemm_n() >= 64 && p.gemm_k() <= kMemoryBoundWarpSpecializedMaxK &&
       !compute_bound) {
     // As measured: both operands by tensor map (x as given), y 16-bit staged.
-    const Candidate* wg = find_tile(kMemoryBoundTileWarpSpecialized, true, true);
+    const bool wide = p.gemm_n() >= kWideMemoryBoundMinN && p.gemm_k() > 64;  // as measured: K 128
+    const Candidate* wg =
+        find_tile(wide ? kWideMemoryBoundTileWarpSpecialized : kMemoryBoundTileWarpSpecialized, true, true);
     if (wg != nullptr) {
       const Config plain = make_config(p, *wg, sms);
       Modes maps;
@@ -975,6 +1008,7 @@ Config choose_config(const Problem& p, int sms, const std::string& force_tile_an
           make_config(p, *wg, sms, maps).tma_a) {
         best = wg;
         memory_bound_ws_pick = true;
+        if (wide) max_stages = kWideMemoryBoundStages;
       }
     }
   }
@@ -1053,6 +1087,7 @@ Config choose_config(const Problem& p, int sms, const std::string& force_tile_an
   modes.warp_specialized = ws && !stream_k && warp_specialization_fits(plain, *best);
   modes.tensor_maps = warpgroup;
   modes.im2col = has_mode("im2col") || im2col_pick;
+  modes.max_stages = max_stages;
   Config cfg = make_config(p, *best, sms, modes);
   if (stream_k) use_stream_k(cfg, p, *best, sms);
   if (!has_mode("serial")) use_streamed_input(cfg, p, has_mode("stream"));

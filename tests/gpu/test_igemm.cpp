@@ -695,8 +695,11 @@ TEST_CASE("igemm: persistent warp-specialised tiles: edges, several tiles a bloc
     MESSAGE("no wgmma on " << device_target().arch << ": skipped");
     return;
   }
-  const std::vector<const char*> tiles = {"wg128x128p/ws", "wg128x64p/ws", "wg64x128p/ws", "wg128x128p/ws+s16",
-                                          "wg128x64p/ws+s16", "wg192x128p/ws", "wg192x128p/ws+s16"};
+  // "+st2": two stages, the loaders one k-tile ahead of the multiplies (the heuristic's
+  // wg128x128p on memory-bound 1x1 layers with N >= 512).
+  const std::vector<const char*> tiles = {"wg128x128p/ws",         "wg128x64p/ws",     "wg64x128p/ws",
+                                          "wg128x128p/ws+s16",     "wg128x64p/ws+s16", "wg192x128p/ws",
+                                          "wg192x128p/ws+s16",     "wg128x64p/ws+st2", "wg128x128p/ws+s16+st2"};
   run_tiles_on_edges(tiles, false, 1700);
   const std::vector<LayerCase> cases = {
       {DataType::half, Lay::nhwc, {16, 64, 32, 32, 1024, 1, 1, 0, 1}, Epi::bias_relu},      // one k-tile a tile
@@ -717,6 +720,7 @@ TEST_CASE("igemm: persistent warp-specialised tiles: edges, several tiles a bloc
     CHECK(config.grid_x < config.tiles);  // blocks that walk several tiles
     CHECK(config.stage_16bit == (tile.find("s16") != std::string::npos));
     CHECK(config.tma_a == (c.lay == Lay::nhwc && c.shape.r == 1));
+    if (tile.find("st2") != std::string::npos) CHECK(config.tile.stages == 2);
   };
   run_cases(tiles, cases, 1800, expect, 100000);
 }

@@ -520,6 +520,9 @@ TEST_CASE("igemm: every tile x data type x layout compiles for sm_90 with hipRTC
       {DataType::bfloat16, false, {"wg128x128p/ws+im2col+s16+stream", "wg128x64p/ws+im2col+serial"}},
       {DataType::half, false, {"wg128x128p/ws+s16", "wg128x64p/ws+s16", "wg64x128p/ws", "wg128x128p/ws"}, false, true},
       {DataType::bfloat16, false, {"wg128x128p/ws+s16"}, false, true},
+      // two stages (/st2) on warp-specialised tiles, and on mma.sync ones
+      {DataType::half, false, {"wg128x64p/ws+s16+st2", "wg128x128p/ws+s16+st2", "wg192x128/ws+st2", "128x64k64p/st2"},
+       false, true},
       {DataType::half, false, {"wg128x128p/ws", "wg64x128p/ws"}, true},
       // NCHW 1x1 (A along the pixels, a loader warpgroup) with 16-bit staging along the pixels
       {DataType::half, false, {"wg128x128p/ws+s16", "wg64x128p/ws+s16", "wg128x64p/ws+s16"}, true},
@@ -1139,7 +1142,7 @@ TEST_CASE("igemm: persistent sweep tiles: staging apart from the pipeline, resid
   // forced tiles' default). The automatic choice takes on NHWC wg128x64p warp-specialised and
   // 16-bit staged; on NCHW, whose A is copied along the pixels, wg128x128p for N >= 128 (GEMM
   // K 64: 64->256; warp-specialised for K 128-512: 256->128, 128->512, 512->128), none of them
-  // elsewhere.
+  // elsewhere; on NHWC with N >= 512 (128->512) wg128x128p warp-specialised on two stages.
   struct Layer {
     int c, hw, k;
   } layers[] = {{64, 56, 256}, {256, 56, 64}, {64, 56, 64}, {256, 56, 128}, {128, 28, 512}, {512, 28, 128}};
@@ -1155,12 +1158,36 @@ TEST_CASE("igemm: persistent sweep tiles: staging apart from the pipeline, resid
       CAPTURE(l.c);
       CAPTURE(l.k);
       auto plan = make_plan(reference_layer(DataType::half, layout, l.c, l.hw, l.k, 1));
-      const std::string automatic = ConvImplicitGemmSolver::config_for(*plan, sm90()).tile.name();
-      CHECK((automatic == "wg128x64p") == (layout == Layout::nhwc));
+      const igemm::Config chosen = ConvImplicitGemmSolver::config_for(*plan, sm90());
+      const std::string automatic = chosen.tile.name();
+      const bool wide = layout == Layout::nhwc && l.k >= 512;  // wg128x128p on two stages (v39)
+      CHECK((automatic == "wg128x64p") == (layout == Layout::nhwc && !wide));
+      if (wide) {
+        CHECK(automatic == "wg128x128p");
+        CHECK(chosen.tile.stages == 2);
+        CHECK(chosen.tile.min_blocks == 2);
+        CHECK(chosen.warp_specialized);
+        CHECK(chosen.stage_16bit);
+        CHECK(chosen.grid_x == 132 * 2);
+        // The very kernel measured and checked on the GPU forced as "wg128x128p/ws+s16+st2" (v39):
+        // the same generated headers, the same launch.
+        const igemm::Config forced = ConvImplicitGemmSolver::config_for(*plan, sm90(), "wg128x128p/ws+s16+st2");
+        const auto headers = [&](const igemm::Config& c) {
+          std::string text;
+          for (const auto& h : ConvImplicitGemmSolver::request_for(*plan, c).generated_headers) text += h.text;
+          return text;
+        };
+        CHECK(headers(chosen) == headers(forced));
+        CHECK(chosen.describe() == forced.describe());
+        CHECK(chosen.shared_bytes == forced.shared_bytes);
+        CHECK(chosen.threads == forced.threads);
+        CHECK(chosen.grid_x == forced.grid_x);
+      }
       for (const Expect& e : expect) {
         CAPTURE(e.tile);
-        const bool nchw_pick = layout == Layout::nchw && l.k >= 128 && std::string(e.tile) == "wg128x128p";
-        if (std::string(e.tile) != "wg128x64p") CHECK((automatic == e.tile) == nchw_pick);
+        const bool pick = (layout == Layout::nchw && l.k >= 128) || wide;
+        const bool wide_pick = pick && std::string(e.tile) == "wg128x128p";
+        if (std::string(e.tile) != "wg128x64p") CHECK((automatic == e.tile) == wide_pick);
         const igemm::Config c = ConvImplicitGemmSolver::config_for(*plan, sm90(), e.tile);
         CAPTURE(c.describe());
         const int blocks = l.c == 64 ? e.blocks_k64 : e.blocks_longer;
@@ -1194,6 +1221,38 @@ TEST_CASE("igemm: persistent sweep tiles: staging apart from the pipeline, resid
     CHECK(c.tile.min_blocks == (layout == Layout::nhwc ? 2 : 1));
     CHECK(65536 / (c.threads * c.tile.min_blocks) / 8 * 8 >= 128 / 2 + 48);
   }
+}
+
+TEST_CASE("igemm: /st<N> caps the pipeline stages: two for warp-specialised tiles, three for other wgmma ones") {
+  // fp16 NHWC 1x1 128 -> 512 28x28 (GEMM K 128, two k-tiles of 64): wg128x64p warp-specialised and
+  // 16-bit staged keeps 3 stages (94 KB, 2 blocks per SM); with 2 its 3 blocks fit (1 KB a block reserved).
+  auto plan = make_plan(reference_layer(DataType::half, Layout::nhwc, 128, 28, 512, 1));
+  const igemm::Config three = ConvImplicitGemmSolver::config_for(*plan, sm90(), "wg128x64p/ws+s16");
+  const igemm::Config two = ConvImplicitGemmSolver::config_for(*plan, sm90(), "wg128x64p/ws+s16+st2");
+  CAPTURE(three.describe());
+  CAPTURE(two.describe());
+  CHECK(three.tile.stages == 3);
+  CHECK(three.tile.min_blocks == 2);
+  CHECK(two.tile.stages == 2);
+  CHECK(two.tile.min_blocks == 3);
+  CHECK(3 * (two.shared_bytes + 1024) <= 228 * 1024);
+  CHECK(two.shared_bytes + (three.tile.bm + three.tile.bn) * 128 + 16 == three.shared_bytes);
+  CHECK(two.grid_x == 132 * 3);
+  CHECK(two.warp_specialized);
+  CHECK(two.stage_16bit);
+  // The mode's place among the others does not matter; a cap above the tile's stages changes nothing.
+  CHECK(ConvImplicitGemmSolver::config_for(*plan, sm90(), "wg128x64p/st2+ws+s16").tile.stages == 2);
+  CHECK(ConvImplicitGemmSolver::config_for(*plan, sm90(), "wg128x64p/ws+st8+s16").tile.stages == 3);
+  // Not a stage count: ignored.
+  CHECK(ConvImplicitGemmSolver::config_for(*plan, sm90(), "wg128x64p/ws+s16+stx").tile.stages == 3);
+  // wgmma tiles that are not warp-specialised keep three: a stage's multiplies may still be reading it.
+  CHECK(ConvImplicitGemmSolver::config_for(*plan, sm90(), "wg128x128/st2").tile.stages == 3);
+  // mma.sync tiles go down to two.
+  CHECK(ConvImplicitGemmSolver::config_for(*plan, sm90(), "128x64k64p/st2").tile.stages == 2);
+  // One k-tile (1x1 64 -> 256) keeps its single stage (two when persistent and warp-specialised).
+  auto short_k = make_plan(reference_layer(DataType::half, Layout::nhwc, 64, 56, 256, 1));
+  CHECK(ConvImplicitGemmSolver::config_for(*short_k, sm90(), "wg128x64p/ws+s16+st2").tile.stages == 2);
+  CHECK(ConvImplicitGemmSolver::config_for(*short_k, sm90(), "128x64k64p/st2").tile.stages == 1);
 }
 
 // Not part of the regular suite: writes the generated headers (hf_plan.h, hf_igemm.h) of every
@@ -1386,7 +1445,8 @@ TEST_CASE("igemm: warpgroup (wgmma) tiles: sm_90 only, fp16/bf16, stages, aligne
             ConvImplicitGemmSolver::config_for(*make_plan(reference_layer(t, lay, c, hw, k, 1)), target).tile.name());
       };
       CHECK(tile_of(Layout::nhwc, 64, 56, 256, sm90()) == "wg128x64p");
-      CHECK(tile_of(Layout::nhwc, 128, 28, 512, sm90()) == "wg128x64p");
+      CHECK(tile_of(Layout::nhwc, 128, 28, 512, sm90()) == "wg128x128p");  // N 512: two stages, two blocks (v39)
+      CHECK(tile_of(Layout::nhwc, 64, 28, 512, sm90()) == "wg128x64p");    // ... but GEMM K 64: not measured
       CHECK(tile_of(Layout::nhwc, 512, 28, 128, sm90()) == "wg128x64p");   // GEMM K 512
       CHECK(tile_of(Layout::nhwc, 64, 56, 64, sm90()) == "wg128x64p");     // N 64
       CHECK(tile_of(Layout::nhwc, 1024, 14, 256, sm90()) == "wg192x128");  // K 1024: compute-bound
