@@ -65,6 +65,14 @@ class Layer:
         s = f"{self.stage} {self.r}x{self.r} C{self.c}->K{self.k} {self.h}x{self.h}"
         return s + (f" s{self.stride}" if self.stride != 1 else "")
 
+    @property
+    def read_h(self) -> int:
+        """Input rows (and, square, columns) that some output's window covers: all H, except
+        where the stride steps over rows the filter never reaches (1x1 stride 2 reads every
+        other row and column, a quarter of x)."""
+        return len({p * self.stride - self.pad + r for p in range(self.out_h) for r in range(self.r)} &
+                   set(range(self.h)))
+
 
 # The 23 distinct conv layers of ResNet-50 v1.5 (stride 2 in the 3x3 conv of each stage's first
 # bottleneck; the 1x1 projection shortcuts included), input 224x224.
@@ -130,7 +138,7 @@ class Case:
     spec: str = ""                 # spec file stem that holds it
     headline: bool = False
     flops: float = 0.0             # conv multiply-adds x 2 (+ nominal pointwise, as the driver)
-    bytes: float = 0.0             # minimum traffic, counted as driver/metrics.h does
+    bytes: float = 0.0             # minimum traffic: the x pixels read, y, weights and parameters
     output: list[int] = field(default_factory=list)
 
     def describe(self) -> str:
@@ -146,7 +154,9 @@ class Case:
 def _conv_case(family: str, dtype: str, layout: str, layer: Layer) -> Case:
     n, e = BATCH, ELEM_BYTES[dtype]
     ho = layer.out_h
-    x = n * layer.c * layer.h * layer.h
+    # x's least traffic is the pixels the windows read: a strided 1x1 need not load the rest
+    # (counting all of x put 1x1 256->512 56x56 s2 at 130% of its "floor" on an H100).
+    x = n * layer.c * layer.read_h * layer.read_h
     y = n * layer.k * ho * ho
     w = layer.k * layer.c * layer.r * layer.r
     flops = 2.0 * y * layer.c * layer.r * layer.r + 2.0 * y  # conv + bias + relu (1 each)
