@@ -1,5 +1,6 @@
 #include "metrics.h"
 
+#include <algorithm>
 #include <type_traits>
 
 #include <hipfuse/reference/tensor.h>
@@ -14,10 +15,38 @@ double conv_flops(const ConvSpec& conv, const std::vector<int64_t>& in, const st
   return 2.0 * out_elements * static_cast<double>(in[1] / conv.groups) * taps;
 }
 
+double conv_read_fraction(const ConvSpec& conv, const std::vector<int64_t>& in, const std::vector<int64_t>& out) {
+  const std::size_t dims = in.size() < 3 ? 0 : in.size() - 2;
+  if (out.size() != in.size() || conv.filter.size() != dims || conv.stride.size() != dims || conv.pad.size() != dims ||
+      conv.dilation.size() != dims) {
+    return 1;
+  }
+  double fraction = 1;
+  for (std::size_t d = 0; d < dims; ++d) {
+    const int64_t extent = in[d + 2];
+    if (extent <= 0) return 1;
+    std::vector<bool> read(static_cast<std::size_t>(extent), false);
+    for (int64_t o = 0; o < out[d + 2]; ++o) {
+      for (int f = 0; f < conv.filter[d]; ++f) {
+        const int64_t i = o * conv.stride[d] - conv.pad[d] + static_cast<int64_t>(f) * conv.dilation[d];
+        if (i >= 0 && i < extent) read[static_cast<std::size_t>(i)] = true;
+      }
+    }
+    const auto count = std::count(read.begin(), read.end(), true);
+    fraction *= static_cast<double>(count) / static_cast<double>(extent);
+  }
+  return fraction;
+}
+
 Work plan_work(const Case& c, const Problem& p) {
   Work w;
+  // A convolution first in the plan reads only the input pixels its windows cover.
+  const auto* first_conv = c.ops.empty() ? nullptr : std::get_if<ConvSpec>(&c.ops.front());
+  const double input_read =
+      first_conv != nullptr && p.shapes.size() > 1 ? conv_read_fraction(*first_conv, p.shapes[0], p.shapes[1]) : 1.0;
   for (const TensorInfo& t : p.tensors) {
-    const double bytes = static_cast<double>(t.elements()) * static_cast<double>(ref::size_of(t.dtype));
+    double bytes = static_cast<double>(t.elements()) * static_cast<double>(ref::size_of(t.dtype));
+    if (t.op == -1 && t.access == Access::read) bytes *= input_read;  // the plan's input
     w.bytes += t.access == Access::read_write ? 2 * bytes : bytes;
   }
   for (std::size_t i = 0; i < c.ops.size(); ++i) {

@@ -2,7 +2,8 @@
 // Work of one plan execution, for GB/s and TFLOP/s.
 //
 // Bytes are the minimum traffic of a perfectly fused kernel: every input and parameter read
-// once, every output written once (in/out tensors such as BN running statistics count twice).
+// once (of a convolution's input, only the pixels its windows cover: a quarter of x for a 1x1
+// of stride 2), every output written once (in/out tensors such as BN running statistics count twice).
 // Intermediates between fused ops cost nothing. FLOPs: 2*N*K*out_spatial*(C/groups)*filter_taps
 // per convolution (one multiply-add = 2), plus a nominal count per element for the pointwise
 // ops, listed in kPointwiseFlops below (transcendentals count as one).
@@ -33,6 +34,10 @@ inline constexpr PointwiseFlops kPointwiseFlops{};
 
 // FLOPs of one conv op on an input of `in` lengths (0 for other ops).
 double conv_flops(const ConvSpec& conv, const std::vector<int64_t>& in, const std::vector<int64_t>& out);
+
+// The fraction of the input's spatial positions that some window of the convolution reads
+// (1 when every position is read, or the lengths do not describe a convolution).
+double conv_read_fraction(const ConvSpec& conv, const std::vector<int64_t>& in, const std::vector<int64_t>& out);
 
 // Work of the whole fused plan.
 Work plan_work(const Case& c, const Problem& p);

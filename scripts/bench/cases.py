@@ -138,7 +138,7 @@ class Case:
     spec: str = ""                 # spec file stem that holds it
     headline: bool = False
     flops: float = 0.0             # conv multiply-adds x 2 (+ nominal pointwise, as the driver)
-    bytes: float = 0.0             # minimum traffic: the x pixels read, y, weights and parameters
+    bytes: float = 0.0             # minimum traffic, counted as driver/metrics.h does
     output: list[int] = field(default_factory=list)
 
     def describe(self) -> str:

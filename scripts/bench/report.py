@@ -447,8 +447,8 @@ normal inputs, median of 10 after 3 warm-up calls, in bf16, fp16 and fp32 (no TF
 **Floors.** FLOPs: 2 × N × K × Ho × Wo × C × R × S per conv plus a nominal count per element for the
 pointwise ops (as driver/metrics.h). Minimum bytes: every tensor the plan's interface reads once and
 every tensor it writes once (driver/metrics.h: for BN backward that is dy, x, y and dx; for BN
-training forward x and y plus the statistics), except that a convolution's x counts only the pixels
-its windows read (a quarter of x for a 1x1 of stride 2; driver/metrics.h counts all of it). floor = max(FLOPs / matrix rate of the case's dtype,
+training forward x and y plus the statistics; of a convolution's x, only the pixels its windows
+read: a quarter of x for a 1x1 of stride 2). floor = max(FLOPs / matrix rate of the case's dtype,
 bytes / copy bandwidth). The fp16/bf16 matrix rate is the tensor-core rate: a kernel that does not use
 tensor cores cannot reach the compute floor. "% of the copy bandwidth" for NA rows = the memory floor
 over hipfuse's time; a two-pass BN kernel on a tensor larger than the L2 (statistics pass, then

@@ -65,6 +65,30 @@ TEST_CASE("driver metrics: BN parameters are fp32 for fp16 data; running statist
   CHECK(plan_work(no_running).bytes == doctest::Approx(data + 4.0 * 4 * 4));
 }
 
+TEST_CASE("driver metrics: a strided convolution reads only the input pixels its windows cover") {
+  ConvSpec strided = conv(16, 1, 0);
+  strided.stride = {2, 2};
+  const Case c = make_case({2, 8, 8, 8}, {strided, BiasSpec{}}, DType::f16);
+  const Problem p = make_problem(c);
+  CHECK(conv_read_fraction(strided, p.shapes[0], p.shapes[1]) == doctest::Approx(0.25));  // every other row and column
+  const double out = 2 * 16 * 4 * 4;
+  CHECK(plan_work(c, p).bytes == doctest::Approx(2.0 * (2 * 8 * 8 * 8 / 4.0 + 16 * 8 + 16 + out)));
+  // A 3x3 of stride 2 with padding 1 covers every pixel; one of stride 3 without padding skips none of 9 columns.
+  ConvSpec s2 = conv(16, 3, 1);
+  s2.stride = {2, 2};
+  CHECK(conv_read_fraction(s2, {2, 8, 8, 8}, {2, 16, 4, 4}) == doctest::Approx(1.0));
+  ConvSpec s3 = conv(16, 3, 0);
+  s3.stride = {3, 3};
+  CHECK(conv_read_fraction(s3, {1, 8, 9, 9}, {1, 16, 3, 3}) == doctest::Approx(1.0));
+  // Dilation 2 with a 2-tap filter and stride 4 reads 2 of every 4: half a dimension, a quarter in 2-D.
+  ConvSpec dilated = conv(16, 2, 0);
+  dilated.stride = {4, 4};
+  dilated.dilation = {2, 2};
+  CHECK(conv_read_fraction(dilated, {1, 8, 8, 8}, {1, 16, 2, 2}) == doctest::Approx(0.25));
+  // Not a convolution's lengths: all of it.
+  CHECK(conv_read_fraction(strided, {2, 8}, {2, 16}) == doctest::Approx(1.0));
+}
+
 TEST_CASE("driver metrics: rates") {
   CHECK(gb_per_s(4e9, 1e6) == doctest::Approx(4.0));      // 4 GB in 1 s
   CHECK(tflop_per_s(2e12, 1e6) == doctest::Approx(2.0));  // 2 TFLOP in 1 s
