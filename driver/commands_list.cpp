@@ -4,10 +4,12 @@
 #include <unistd.h>
 
 #include <climits>
+#include <optional>
 
 #include <fmt/format.h>
 
 #include "commands.h"
+#include "metrics.h"
 #include "problem.h"
 #include "report.h"
 #include "spec.h"
@@ -39,8 +41,12 @@ int command_list(const Options& o) {
   std::vector<std::vector<Cell>> rows;
   for (const Case& c : cases) {
     std::string output_shape;
+    std::optional<double> bytes, flops;  // the least traffic and the work (metrics.h), as `run` reports them
     try {
       output_shape = shape_string(tensor_shapes(c).back());
+      const Work work = plan_work(c);
+      bytes = work.bytes;
+      flops = work.flops;
     } catch (const std::exception&) {
     }
     if (format == Format::table) {
@@ -49,14 +55,16 @@ int command_list(const Options& o) {
       rows.push_back({text_cell(c.name), text_cell(describe(c)), text_cell(c.file), number_cell(c.line),
                       text_cell(std::string(kDTypeNames.at(static_cast<std::size_t>(c.dtype)))),
                       text_cell(std::string(kLayoutNames.at(static_cast<std::size_t>(c.layout)))),
-                      text_cell(shape_string(c.input)), text_cell(output_shape), text_cell(repro_command(c))});
+                      text_cell(shape_string(c.input)), text_cell(output_shape), number_cell(bytes),
+                      number_cell(flops), text_cell(repro_command(c))});
     }
   }
   if (format == Format::table)
     write_rows(out.get(), format, "cases", {"name", "plan"}, rows);
   else
     write_rows(out.get(), format, "cases",
-               {"name", "describe", "file", "line", "dtype", "layout", "shape", "output_shape", "repro"}, rows);
+               {"name", "describe", "file", "line", "dtype", "layout", "shape", "output_shape", "bytes", "flops", "repro"},
+               rows);
   if (format == Format::table) fmt::print(out.get(), "{} case{}\n", cases.size(), cases.size() == 1 ? "" : "s");
   return kExitOk;
 }

@@ -110,6 +110,13 @@ if(Python3_Interpreter_FOUND)
                    --arch sm_90 ${_perf_specs}
            WORKING_DIRECTORY ${PROJECT_SOURCE_DIR})
   set_tests_properties(kernels.no_stack_frames PROPERTIES LABELS "compile;scripts" TIMEOUT 3600)
+  # The harness's floors and the driver's GB/s count the same bytes and FLOPs on every perf case.
+  file(GLOB _perf_only_specs CONFIGURE_DEPENDS ${PROJECT_SOURCE_DIR}/specs/perf/*.toml)
+  add_test(NAME scripts.bench_work_counts
+           COMMAND ${Python3_EXECUTABLE} ${PROJECT_SOURCE_DIR}/tests/scripts/test_work_counts.py --driver ${_driver}
+                   ${_perf_only_specs}
+           WORKING_DIRECTORY ${PROJECT_SOURCE_DIR})
+  set_tests_properties(scripts.bench_work_counts PROPERTIES LABELS "scripts" TIMEOUT 60)
   # scripts/ab_compare.py: run order, ratios, failures, over a stand-in driver.
   add_test(NAME scripts.ab_compare COMMAND ${Python3_EXECUTABLE} ${PROJECT_SOURCE_DIR}/tests/scripts/test_ab_compare.py)
   set_tests_properties(scripts.ab_compare PROPERTIES LABELS "scripts" TIMEOUT 30)
