@@ -43,8 +43,9 @@ int command_list(const Options& o) {
     std::string output_shape;
     std::optional<double> bytes, flops;  // the least traffic and the work (metrics.h), as `run` reports them
     try {
-      output_shape = shape_string(tensor_shapes(c).back());
-      const Work work = plan_work(c);
+      const Problem problem = make_problem(c);
+      output_shape = shape_string(problem.shapes.back());
+      const Work work = plan_work(c, problem);
       bytes = work.bytes;
       flops = work.flops;
     } catch (const std::exception&) {

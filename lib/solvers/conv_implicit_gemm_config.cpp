@@ -109,6 +109,7 @@ constexpr std::int64_t kMemoryBoundWarpSpecializedMaxK = 512;
 constexpr const char* kWideMemoryBoundTileWarpSpecialized = "wg128x128p";
 constexpr std::int64_t kWideMemoryBoundMinN = 512;
 constexpr int kWideMemoryBoundStages = 2;
+constexpr int kMaxStagesMode = 16;  // "/st<N>" takes N up to this (no tile has more stages)
 // Where A's k-tiles come by an im2col tensor map (x channels-last or re-laid out, a filter
 // larger than 1x1 or a strided 1x1, C/G a multiple of BK): the warp-specialised wgmma tiles
 // with that map, 16-bit staged where y allows. H200 sweep v15 (docs/PERF_NOTES.md, fp16, batch
@@ -950,14 +951,8 @@ Config choose_config(const Problem& p, int sms, const std::string& force_tile_an
   const std::string mode = slash == std::string::npos ? "" : force_tile_and_mode.substr(slash + 1);
   const auto has_mode = [&](const char* m) { return ("+" + mode + "+").find("+" + std::string(m) + "+") != std::string::npos; };
   const auto stages_mode = [&]() {  // N of a mode "st<N>", else 0
-    for (std::size_t from = 0; from <= mode.size();) {
-      const std::size_t to = std::min(mode.find('+', from), mode.size());
-      const std::string token = mode.substr(from, to - from);
-      if (token.size() > 2 && token.size() < 5 && token.compare(0, 2, "st") == 0 &&
-          std::all_of(token.begin() + 2, token.end(), [](char ch) { return ch >= '0' && ch <= '9'; })) {
-        return std::stoi(token.substr(2));
-      }
-      from = to + 1;
+    for (int n = 1; n <= kMaxStagesMode; ++n) {
+      if (has_mode(("st" + std::to_string(n)).c_str())) return n;
     }
     return 0;
   };
