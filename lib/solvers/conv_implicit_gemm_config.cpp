@@ -101,8 +101,9 @@ constexpr const char* kMemoryBoundTileWarpSpecialized = "wg128x64p";
 constexpr std::int64_t kMemoryBoundWarpSpecializedMaxK = 512;
 // ... and with N >= 512 and more than one k-tile, the persistent warp-specialised 128x128 tile
 // on two stages: two blocks of 9 warps a multiprocessor (three stages leave room for one), each
-// A tile serving 128 output channels. H100 A/B v39 (docs/PERF_NOTES.md, fp16/bf16 NHWC, batch 64, us, outputs
-// sampled; every output of the CBNA fp16 case checked): 1x1 128->512 28x28 CBA 31.1 -> 28.75, CBNA 31.1 -> 28.8, bf16 CBA 31.15 -> 28.95;
+// A tile serving 128 output channels. H100 A/B v39 (docs/PERF_NOTES.md, fp16/bf16 NHWC, batch
+// 64, us, outputs sampled; every output of the CBNA fp16 case checked): 1x1 128->512 28x28 CBA
+// 31.1 -> 28.75, CBNA 31.1 -> 28.8, bf16 CBA 31.15 -> 28.95;
 // wg128x64p on two stages (three blocks) 30.2 / 32.1 / 30.35. At N = 128 it loses (512->128
 // 28x28 28.45 -> 32.5, 256->128 56x56 58.05 -> 61.15), as at N = 256 with one k-tile (v14);
 // N >= 512 with one k-tile (GEMM K 64) is not measured and keeps wg128x64p.
