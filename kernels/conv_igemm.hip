@@ -124,11 +124,22 @@ constexpr bool kStage16 = hfi::Stage16;
 constexpr int kStageLd = kAlongK ? BN + 8 : kStage16 ? BM + 8 : BM + 4;
 static_assert(!kStage16 || (sizeof(T) == 2 && (kAlongK ? kOutVec >= 2 : kNg % 2 == 0)),
               "16-bit staging: 16-bit y; along channels in vectors of 2 or more, along the pixels an even Ng");
-constexpr int kEpiBytes = (kAlongK ? BM : BN) * kStageLd * (kStage16 ? 2 : 4);
+// The tensor-map store (hfi::TmaStore): the staging is BN / 64 boxes of BM rows of 64 channels
+// (128 bytes), chunk c of row r at chunk c ^ (r % 8), as the map's 128-byte swizzle reads them
+// (no pad: a warp's fragment writes, 8 rows at one chunk, still land on 8 different chunks).
+// Once the tile is staged, one thread hands each box to the copy engine and the warpgroups go
+// on to their next tile; that thread waits for the copies' reads before the staging is
+// written again.
+constexpr bool kTmaStore = hfi::TmaStore;
+constexpr int kBoxChannels = 64;
+constexpr int kEpiBytes = kTmaStore ? BM * BN * 2 : (kAlongK ? BM : BN) * kStageLd * (kStage16 ? 2 : 4);
 // The host sizes the dynamic shared memory as max(kPipeBytes, kEpiBytes), or as their sum for
 // persistent blocks, whose staging must not overlap the next tile's loads (Config::shared_bytes).
 constexpr bool kPersistent = hfi::Persistent;
 constexpr int kEpiOffset = kPersistent ? kPipeBytes : 0;
+static_assert(!kTmaStore || (kStage16 && kAlongK && kOutVec == 8 && kPersistent && kWarpSpecialized &&
+                             BN % kBoxChannels == 0 && BM <= 256 && kG == 1 && kEpiOffset % 1024 == 0),
+              "tensor-map store: persistent warp-specialised tiles, 16-bit channels-last y, 1 KB aligned boxes");
 // With 16-bit staging each thread's accumulator pieces span 2 * NI channels (16 on a 64-column
 // tile), whose parameters (BN inference: 4 loads and an rsqrt each, plus the bias) every thread
 // would prepare again. Instead BN threads prepare one channel each at the start of the tile
@@ -713,6 +724,12 @@ HF_DEVICE void prepare_tile_channels(const hf::ConvArgs& args, char* smem, int n
   }
 }
 
+// The byte offset of (row, col) in the tensor-map store's staging (kTmaStore).
+HF_DEVICE int box_offset(int row, int col) {
+  const int box = col / kBoxChannels, byte = (col % kBoxChannels) * 2;
+  return box * BM * 128 + row * 128 + ((((byte >> 4) ^ (row & 7))) << 4) + (byte & 15);
+}
+
 HF_DEVICE void store_tile_16bit(const hf::ConvArgs& args, char* smem, const float (&acc)[MI][NI][4], I m0, int n0) {
   const int tid = static_cast<int>(threadIdx.x);
   const int lane = tid & 31, warp = tid >> 5;
@@ -748,7 +765,9 @@ HF_DEVICE void store_tile_16bit(const hf::ConvArgs& args, char* smem, const floa
             epilogue_value(acc[mi][ni][2 * h8], alpha, ch0, px.n, k, px.p, px.q, off, args.chain));
         pair.v[1] = hf::from_float<T>(
             epilogue_value(acc[mi][ni][2 * h8 + 1], alpha, ch1, px.n, k + 1, px.p, px.q, off + kYsK, args.chain));
-        if constexpr (kAlongK) {
+        if constexpr (kTmaStore) {
+          *reinterpret_cast<Vec<T, 2>*>(reinterpret_cast<char*>(stage) + box_offset(row, col)) = pair;
+        } else if constexpr (kAlongK) {
           *reinterpret_cast<Vec<T, 2>*>(stage + row * kStageLd + col) = pair;
         } else {
           stage[col * kStageLd + row] = pair.v[0];
@@ -756,6 +775,21 @@ HF_DEVICE void store_tile_16bit(const hf::ConvArgs& args, char* smem, const floa
         }
       }
     }
+  }
+  if constexpr (kTmaStore) {
+    hf::fence_async_shared();  // each thread's staging writes (generic proxy) -> the copy engine
+    sync_math_threads();
+    if (tid == 0) {
+#pragma unroll
+      for (int b = 0; b < BN / kBoxChannels; ++b) {
+        if (n0 + b * kBoxChannels < kNg) {
+          hf::tma_store_2d(&args.y_map, reinterpret_cast<const char*>(stage) + b * BM * 128, n0 + b * kBoxChannels,
+                           static_cast<int>(m0));
+        }
+      }
+      hf::tma_store_commit();
+    }
+    return;
   }
   sync_math_threads();
   T* HF_RESTRICT y = static_cast<T*>(args.y);
@@ -1156,10 +1190,13 @@ HF_DEVICE void conv_tile_ws(const hf::ConvArgs& args, char* smem, A& a_load, B& 
     // Persistent: the tile's last stage is free for the loaders' next tile.
     if (kPersistent && lane == 0) hf::mbarrier_arrive(empty + (i - 1) % kStages);
     // Every warpgroup is past its last multiply (the staging may overwrite the stages) and, on
-    // persistent blocks, past the previous tile's staging reads.
+    // persistent blocks, past the previous tile's staging reads (the copy engine's: its issuer
+    // waits for them first).
+    if (kTmaStore && tid == 0) hf::tma_store_wait_reads();
     sync_math_threads();
     store_tile(args, smem, acc, tile_m0(tile), tile_n0(tile));
   }
+  if (kTmaStore && tid == 0) hf::tma_store_wait_all();  // the block's last copies done before it exits
 }
 
 }  // namespace igemm

@@ -54,6 +54,9 @@ struct ConvArgs {
   // pixels x channels matrix, the weights as a K x (R*S*C/G) matrix, both boxed into 128-byte
   // swizzled k-tile rows.
   TensorMap a_map, b_map;
+  // With hfi::TmaStore: y as a pixels x channels matrix, boxed into BM rows of 64 channels
+  // (128-byte swizzled), stored from the epilogue's staging.
+  TensorMap y_map;
   // Implicit GEMM behind a streamed re-layout (hfi::StreamInput) only: the re-layout's ready
   // counters (common/ready_counters.h), waited on per tile instead of waiting for its launch.
   unsigned int* input_ready;

@@ -378,6 +378,17 @@ HF_DEVICE void tma_load_im2col_4d(void* dst, const void* map, int c, int w, int 
 HF_DEVICE void prefetch_tensormap(const void* map) {
   asm volatile("prefetch.tensormap [%0];\n" ::"l"(reinterpret_cast<unsigned long long>(map)) : "memory");
 }
+// Shared -> global by tensor map (rows past the map's edges are not written), committed as a
+// bulk group; the source may be rewritten once the group's reads are done (tma_store_wait_reads).
+HF_DEVICE void tma_store_2d(const void* map, const void* src, int x, int y) {
+  asm volatile("cp.async.bulk.tensor.2d.global.shared::cta.bulk_group [%0, {%2, %3}], [%1];\n" ::"l"(
+                   reinterpret_cast<unsigned long long>(map)),
+               "r"(shared_address(src)), "r"(x), "r"(y)
+               : "memory");
+}
+HF_DEVICE void tma_store_commit() { asm volatile("cp.async.bulk.commit_group;\n" ::: "memory"); }
+HF_DEVICE void tma_store_wait_reads() { asm volatile("cp.async.bulk.wait_group.read 0;\n" ::: "memory"); }
+HF_DEVICE void tma_store_wait_all() { asm volatile("cp.async.bulk.wait_group 0;\n" ::: "memory"); }
 HF_DEVICE void named_barrier_sync(int id, int threads) {
   asm volatile("bar.sync %0, %1;\n" ::"r"(id), "r"(threads) : "memory");
 }
@@ -466,6 +477,10 @@ HF_DEVICE void mbarrier_arrive_expect_tx(unsigned long long*, unsigned) {}
 HF_DEVICE void tma_load_2d(void*, const void*, int, int, unsigned long long*) {}
 HF_DEVICE void tma_load_im2col_4d(void*, const void*, int, int, int, int, int, int, unsigned long long*) {}
 HF_DEVICE void prefetch_tensormap(const void*) {}
+HF_DEVICE void tma_store_2d(const void*, const void*, int, int) {}
+HF_DEVICE void tma_store_commit() {}
+HF_DEVICE void tma_store_wait_reads() {}
+HF_DEVICE void tma_store_wait_all() {}
 HF_DEVICE void named_barrier_sync(int, int) {}
 template <typename T, int N, bool MnMajorA = false>
 HF_DEVICE void wgmma_m64k16(float (&)[N / 2], unsigned long long, unsigned long long) {

@@ -144,13 +144,17 @@ rt::Im2colMap input_windows(const igemm::Problem& p, const igemm::Config& c) {
   return m;
 }
 
+struct TensorMapShapes {
+  TensorMapShape a, b, y;
+};
+
 // A: pixels x channels of x (a 1x1, stride-1 convolution on channels-last x), or its windows
 // (im2col); B: output channels x GEMM K of the weights as the GEMM reads them. k-tiles of BK
-// values by BM / BN rows.
-std::pair<TensorMapShape, TensorMapShape> tensor_map_shapes(const igemm::Problem& p, const igemm::Config& c) {
+// values by BM / BN rows. y (Config::tma_store): pixels x channels, boxes of 64 channels by BM rows.
+TensorMapShapes tensor_map_shapes(const igemm::Problem& p, const igemm::Config& c) {
   const unsigned bk = static_cast<unsigned>(igemm::block_k(p, c.tile.k_chunks));
   const std::uint64_t elem = p.elem_bytes();
-  TensorMapShape a, b;
+  TensorMapShape a, b, y;
   if (c.tma_a_im2col) {
     a.used = true;
     a.im2col = true;
@@ -163,7 +167,11 @@ std::pair<TensorMapShape, TensorMapShape> tensor_map_shapes(const igemm::Problem
     b = {true, static_cast<std::uint64_t>(p.gemm_k()), static_cast<std::uint64_t>(p.k),
          static_cast<std::uint64_t>(igemm::weights_row_stride(p, c)) * elem, bk, static_cast<unsigned>(c.tile.bn)};
   }
-  return {a, b};
+  if (c.tma_store) {
+    y = {true, static_cast<std::uint64_t>(p.k), static_cast<std::uint64_t>(p.gemm_m()),
+         static_cast<std::uint64_t>(igemm::output_row_stride(p)) * elem, 64, static_cast<unsigned>(c.tile.bm)};
+  }
+  return {a, b, y};
 }
 
 class ConvImplicitGemmInvoker final : public Invoker {
@@ -188,12 +196,11 @@ class ConvImplicitGemmInvoker final : public Invoker {
   };
 
   ConvImplicitGemmInvoker(std::shared_ptr<const rt::Kernel> kernel, Packing packing, const igemm::Config& config,
-                          std::pair<TensorMapShape, TensorMapShape> maps, std::size_t elem, int conv_index,
+                          TensorMapShapes maps, std::size_t elem, int conv_index,
                           ChainBinding binding)
       : kernel_(std::move(kernel)),
         packing_(std::move(packing)),
-        a_map_(maps.first),
-        b_map_(maps.second),
+        maps_(maps),
         grid_(static_cast<unsigned>(config.grid_x), static_cast<unsigned>(config.grid_y)),
         block_(static_cast<unsigned>(config.threads)),
         shared_(static_cast<unsigned>(config.shared_bytes)),
@@ -265,12 +272,13 @@ class ConvImplicitGemmInvoker final : public Invoker {
  private:
   static bool aligned(const void* p, std::size_t bytes) { return reinterpret_cast<std::uintptr_t>(p) % bytes == 0; }
   bool encode_maps(hf::ConvArgs& a) const {
-    return (!a_map_.used || a_map_.encode(a.a_map, a.x)) && (!b_map_.used || b_map_.encode(a.b_map, a.w));
+    return (!maps_.a.used || maps_.a.encode(a.a_map, a.x)) && (!maps_.b.used || maps_.b.encode(a.b_map, a.w)) &&
+           (!maps_.y.used || maps_.y.encode(a.y_map, a.y));
   }
 
   std::shared_ptr<const rt::Kernel> kernel_;
   Packing packing_;  // scratch shared by executions (one stream): re-laid-out operands, stream-K partials
-  TensorMapShape a_map_, b_map_;
+  TensorMapShapes maps_;
   dim3 grid_, block_;
   unsigned shared_;
   std::size_t x_align_, w_align_, y_align_;

@@ -368,6 +368,7 @@ struct Modes {
   bool warp_specialized = false;  // Config::warp_specialized (warp_specialization_fits)
   bool tensor_maps = false;       // with warp_specialized: tensor-map copies where the operands allow
   bool im2col = false;            // with tensor_maps: A by an im2col map where a matrix map does not apply
+  bool tensor_store = false;      // with tensor_maps: Config::tma_store where it fits (make_config checks)
   int max_stages = 0;             // matrix tiles: at most this many pipeline stages (0: the tile's)
 };
 
@@ -495,16 +496,24 @@ Config make_config(const Problem& p, const Candidate& c, int sms, const Modes& m
     if (modes.warp_specialized && c.persistent) cfg.tile.stages = std::max(cfg.tile.stages, 2);
     const int pipe = cfg.tile.stages * (c.bm + c.bn) * 16 * c.k_chunks;
     cfg.stage_16bit = modes.stage_16bit;
+    // The tensor-map store (Config::tma_store): the persistent warp-specialised wgmma tiles
+    // with 16-bit staging, 16-byte vectors along channels and 64-channel boxes, y a matrix.
+    const bool tensor_store = modes.tensor_store && modes.tensor_maps && modes.warp_specialized &&
+                              modes.stage_16bit && c.persistent && c.warpgroup && c.bn % 64 == 0 &&
+                              cfg.out_along_k && cfg.out_vec == vec && output_row_stride(p) > 0;
     const int staged_bytes = modes.stage_16bit ? 2 : 4;
     // The kernel's staging (kStageLd): [BM][BN + 8] along channels; [BN][BM + 4] fp32 or
-    // [BN][BM + 8] 16-bit values along the pixels.
-    const int epi = cfg.out_along_k ? c.bm * (c.bn + 8) * staged_bytes
-                                    : c.bn * (c.bm + (modes.stage_16bit ? 8 : 4)) * staged_bytes;
+    // [BN][BM + 8] 16-bit values along the pixels; for the tensor-map store, BN / 64 boxes of
+    // BM rows of 64 values (128 bytes, swizzled as the map's boxes are: no pad).
+    const int epi = tensor_store     ? c.bm * c.bn * staged_bytes
+                    : cfg.out_along_k ? c.bm * (c.bn + 8) * staged_bytes
+                                      : c.bn * (c.bm + (modes.stage_16bit ? 8 : 4)) * staged_bytes;
     cfg.shared_bytes = c.persistent ? pipe + epi : std::max(pipe, epi);
     // 16-bit staging: the tile's channels' epilogue parameters (prepared where a block's channels change), past both.
     if (modes.stage_16bit) cfg.shared_bytes += c.bn * hf::kEpilogueChannelBytes;
     if (c.warpgroup) cfg.shared_bytes += 1024;  // slack to align the stages to 1024 bytes (wgmma swizzle)
     if (modes.warp_specialized) use_warp_specialization(cfg, p, modes.tensor_maps, modes.im2col);
+    cfg.tma_store = tensor_store;
     if (c.fit_blocks) cfg.tile.min_blocks = resident_blocks(c, cfg);
   } else {
     cfg.shared_bytes = 0;  // static: 2 x 8 x (BM + 4 + BN + 4) floats
@@ -670,6 +679,15 @@ std::int64_t input_row_stride(const Problem& p, const Config& cfg) {
   return ok ? pixel : 0;
 }
 
+std::int64_t output_row_stride(const Problem& p) {
+  const auto& ys = p.y_strides;
+  const std::int64_t pixel = ys[3];
+  const bool matrix = p.groups == 1 && (p.k == 1 || ys[1] == 1) && pixel >= p.k &&
+                      (p.p == 1 || ys[2] == std::int64_t{p.q} * pixel) &&
+                      (p.n == 1 || ys[0] == std::int64_t{p.p} * p.q * pixel);
+  return matrix && (pixel * static_cast<std::int64_t>(p.elem_bytes())) % 16 == 0 ? pixel : 0;
+}
+
 std::array<std::int64_t, 3> input_pixel_strides(const Problem& p, const Config& cfg) {
   if (cfg.pack_input) {  // re-laid out as packed NHWC
     return {std::int64_t{p.h} * p.w * p.c, std::int64_t{p.w} * p.c, p.c};
@@ -767,6 +785,7 @@ std::string Config::describe() const {
     if (stream_k_blocks > 0) s += " stream-k" + std::to_string(stream_k_blocks);
     if (warp_specialized) s += tma_a_im2col ? " ws tma:AB im2col" : tma_a ? " ws tma:AB" : tma_b ? " ws tma:B" : " ws";
     if (stage_16bit) s += " s16";
+    if (tma_store) s += " tma:y";
   }
   const auto loader = [](Loader l, int lanes) {
     if (l == Loader::pixels) return "pixels" + std::to_string(lanes);
@@ -1084,6 +1103,7 @@ Config choose_config(const Problem& p, int sms, const std::string& force_tile_an
   modes.tensor_maps = warpgroup;
   modes.im2col = has_mode("im2col") || im2col_pick;
   modes.max_stages = max_stages;
+  modes.tensor_store = has_mode("bs");
   Config cfg = make_config(p, *best, sms, modes);
   if (stream_k) use_stream_k(cfg, p, *best, sms);
   if (!has_mode("serial")) use_streamed_input(cfg, p, has_mode("stream"));
@@ -1129,6 +1149,7 @@ std::string generate_header(const Problem& p, const Config& c) {
   s += "constexpr bool WarpSpecialized = " + b(c.warp_specialized) + ";  // a loader warpgroup on mbarriers\n";
   s += "constexpr bool TmaA = " + b(c.tma_a) + ", TmaB = " + b(c.tma_b) + ";  // tensor-map copies (ConvArgs::a_map / b_map)\n";
   s += "constexpr bool TmaAIm2col = " + b(c.tma_a_im2col) + ";  // A's map: im2col, a box per filter tap\n";
+  s += "constexpr bool TmaStore = " + b(c.tma_store) + ";  // y stored by tensor-map copies (ConvArgs::y_map)\n";
   s += "constexpr bool Tf32 = " + b(p.elem == Elem::f32 && c.kernel == Kernel::matrix) + ";\n";
   s += "}  // namespace hfi\n";
   return s;

@@ -120,6 +120,11 @@ struct Config {
   // With tma_a: A's k-tiles gathered by an im2col tensor map (one box a filter tap: channels-last
   // x of any filter, stride and padding) rather than read as a pixels x channels matrix.
   bool tma_a_im2col = false;
+  // Persistent warp-specialised tiles with 16-bit staging on channels-last y (tensor_store_fits):
+  // the staged tile leaves shared memory by one tensor-map copy per 64 channels (the invoker
+  // encodes hf::ConvArgs::y_map at launch), issued by one thread, while the warpgroups go on to
+  // the block's next tile, instead of every multiplying thread storing vectors ("/bs").
+  bool tma_store = false;
   int grid_y = 0;           // groups
   // Matrix kernels whose blocks are all resident from the start, as many on every
   // multiprocessor whatever order they are placed in (persistent grids of the resident count,
@@ -177,7 +182,9 @@ std::string why_not(const Problem& problem, const std::string& arch);
 // values, the fused ops applied in registers (Config::stage_16bit); "/im2col" (with "/ws") moves A
 // by an im2col tensor map where a pixels x channels map cannot (filters past 1x1, strides, padding:
 // Config::tma_a_im2col); "/stream" runs x's re-layout beside the GEMM wherever the kernels can
-// (Config::stream_input), "/serial" before it wherever the heuristic would stream it.
+// (Config::stream_input), "/serial" before it wherever the heuristic would stream it; "/bs" (with
+// "/ws" and "/s16" on a persistent wgmma tile) stores the staged tile by tensor-map copies
+// (Config::tma_store).
 // Modes combine with '+': "wg128x128/ws+s16".
 // `warpgroup_mma`: the target has wgmma (has_warpgroup_mma).
 Config choose_config(const Problem& problem, int sms, const std::string& force_tile = {}, bool warpgroup_mma = false);
@@ -196,6 +203,10 @@ int block_k(const Problem& problem, int k_chunks);
 // x's pixels (as the GEMM reads x) and the weights' output channels; 0 where there is none.
 std::int64_t input_row_stride(const Problem& problem, const Config& config);
 std::int64_t weights_row_stride(const Problem& problem, const Config& config);
+// The distance (elements) between y's pixels when y is a pixels x channels matrix of 16-byte
+// aligned rows (channels-last, pixels evenly spaced, one group) that Config::tma_store's map
+// can cover; 0 otherwise.
+std::int64_t output_row_stride(const Problem& problem);
 
 // Whether an im2col tensor map can gather A (Config::tma_a_im2col): x channels-last as the GEMM
 // reads it (as given, or re-laid out), 16-byte aligned pixel, row and image strides, whole

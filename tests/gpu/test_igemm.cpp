@@ -699,7 +699,8 @@ TEST_CASE("igemm: persistent warp-specialised tiles: edges, several tiles a bloc
   // wg128x128p on memory-bound 1x1 layers with N >= 512).
   const std::vector<const char*> tiles = {"wg128x128p/ws",         "wg128x64p/ws",     "wg64x128p/ws",
                                           "wg128x128p/ws+s16",     "wg128x64p/ws+s16", "wg192x128p/ws",
-                                          "wg192x128p/ws+s16",     "wg128x64p/ws+st2", "wg128x128p/ws+s16+st2"};
+                                          "wg192x128p/ws+s16",     "wg128x64p/ws+st2", "wg128x128p/ws+s16+st2",
+                                          "wg128x128p/ws+s16+bs"};
   run_tiles_on_edges(tiles, false, 1700);
   const std::vector<LayerCase> cases = {
       {DataType::half, Lay::nhwc, {16, 64, 32, 32, 1024, 1, 1, 0, 1}, Epi::bias_relu},      // one k-tile a tile
@@ -723,6 +724,33 @@ TEST_CASE("igemm: persistent warp-specialised tiles: edges, several tiles a bloc
     if (tile.find("st2") != std::string::npos) CHECK(config.tile.stages == 2);
   };
   run_cases(tiles, cases, 1800, expect, 100000);
+}
+
+// The staged tile stored by tensor-map copies ("/bs", Config::tma_store): one thread hands the
+// 64-channel boxes to the copy engine while the warpgroups go on to the block's next tile. The
+// copies are clipped at M (17 x 17 and 34 x 34 images off every tile height) and at N (136 and
+// 200 channels: a box partly past K, another wholly past it and skipped); one k-tile and
+// several, a 3x3 A by cp.async, blocks of several tiles; every output compared.
+TEST_CASE("igemm: tensor-map store of the staged tile: M and N edges, several tiles a block") {
+  if (!igemm::has_warpgroup_mma(device_target().arch)) {
+    MESSAGE("no wgmma on " << device_target().arch << ": skipped");
+    return;
+  }
+  const std::vector<const char*> tiles = {"wg128x128p/ws+s16+bs", "wg128x64p/ws+s16+bs", "wg64x128p/ws+s16+bs",
+                                          "wg192x128p/ws+s16+bs", "wg128x128p/ws+s16+st2+bs"};
+  const std::vector<LayerCase> cases = {
+      {DataType::half, Lay::nhwc, {32, 64, 34, 34, 136, 1, 1, 0, 1}, Epi::bias_relu},          // one k-tile
+      {DataType::bfloat16, Lay::nhwc, {8, 200, 17, 17, 200, 1, 1, 0, 1}, Epi::cbna},           // 4, the last partial
+      {DataType::half, Lay::nhwc, {8, 72, 17, 17, 72, 3, 3, 1, 1}, Epi::bn_act_residual},      // A by cp.async
+  };
+  int walked = 0;  // runs whose blocks walk several tiles
+  const auto expect = [&walked](const igemm::Config& config, const LayerCase&, const std::string&) {
+    REQUIRE(config.tma_store);
+    CHECK(config.tile.persistent);
+    walked += config.grid_x < config.tiles ? 1 : 0;
+  };
+  run_cases(tiles, cases, 1900, expect);
+  CHECK(walked >= static_cast<int>(tiles.size()));
 }
 
 // A by im2col tensor map ("/im2col" with "/ws": one box a filter tap, the windows' padding and

@@ -526,8 +526,11 @@ TEST_CASE("igemm: every tile x data type x layout compiles for sm_90 with hipRTC
       {DataType::half, false, {"wg128x128p/ws", "wg64x128p/ws"}, true},
       // NCHW 1x1 (A along the pixels, a loader warpgroup) with 16-bit staging along the pixels
       {DataType::half, false, {"wg128x128p/ws+s16", "wg64x128p/ws+s16", "wg128x64p/ws+s16"}, true},
+      // the staged tile stored by tensor map (channels-last y; the plain store elsewhere)
+      {DataType::half, false, {"wg128x128p/ws+s16+bs", "wg64x128p/ws+s16+bs", "wg192x128p/ws+im2col+s16+bs"}},
+      {DataType::bfloat16, false, {"wg128x64p/ws+s16+st2+bs", "wg128x128p/ws+s16+bs"}, false, true},
   };
-  int compiled = 0, streamed = 0;
+  int compiled = 0, streamed = 0, stored = 0;
   for (const Variant& v : variants) {
     for (Layout layout : {Layout::nhwc, Layout::nchw}) {
       if ((v.nchw_1x1 && layout != Layout::nchw) || (v.nhwc_1x1 && layout != Layout::nhwc)) continue;
@@ -594,6 +597,13 @@ TEST_CASE("igemm: every tile x data type x layout compiles for sm_90 with hipRTC
           CHECK(config.stream_input);
         }
         streamed += config.stream_input ? 1 : 0;
+        // The tensor-map store: only where asked for, on persistent warp-specialised tiles with
+        // 16-bit staging of channels-last y in 16-byte vectors (one group); on all of those.
+        const bool tensor_store_fits = layout == Layout::nhwc && cc.groups == 1 && config.warp_specialized &&
+                                       config.tile.persistent && config.stage_16bit && config.out_along_k &&
+                                       config.out_vec == 8;
+        CHECK(config.tma_store == (name.find("bs") != std::string::npos && tensor_store_fits));
+        stored += config.tma_store ? 1 : 0;
         rt::CompileReport report;
         std::vector<char> code;
         CHECK_NOTHROW(code = compiler.binary(ConvImplicitGemmSolver::request_for(*plan, config), "sm_90", 32, &report));
@@ -608,7 +618,9 @@ TEST_CASE("igemm: every tile x data type x layout compiles for sm_90 with hipRTC
     }
   }
   CHECK(streamed >= 3);  // re-layouts streamed beside their GEMM among them ("/stream")
-  MESSAGE(compiled << " implicit-GEMM variants compiled for sm_90, " << streamed << " with a streamed re-layout");
+  CHECK(stored >= 3);    // and tiles stored by tensor map ("/bs")
+  MESSAGE(compiled << " implicit-GEMM variants compiled for sm_90, " << streamed << " with a streamed re-layout, "
+                   << stored << " stored by tensor map");
 }
 
 // x past the re-layout's scratch (1 GiB): the GEMM gathers it as given and the weights are
@@ -1255,6 +1267,47 @@ TEST_CASE("igemm: /st<N> caps the pipeline stages: two for warp-specialised tile
   CHECK(ConvImplicitGemmSolver::config_for(*short_k, sm90(), "128x64k64p/st2").tile.stages == 1);
 }
 
+TEST_CASE("igemm: /bs stores the staged tile by tensor map: where it fits, its staging, the header") {
+  // fp16 NHWC 1x1 128 -> 512 28x28 on the heuristic's wg128x128p (warp-specialised, 16-bit staged).
+  auto plan = make_plan(reference_layer(DataType::half, Layout::nhwc, 128, 28, 512, 1));
+  const igemm::Config plain = ConvImplicitGemmSolver::config_for(*plan, sm90());
+  const igemm::Config stored = ConvImplicitGemmSolver::config_for(*plan, sm90(), "/bs");
+  CAPTURE(plain.describe());
+  CAPTURE(stored.describe());
+  CHECK_FALSE(plain.tma_store);  // asked for only
+  REQUIRE(stored.tma_store);
+  CHECK(stored.describe().find("tma:y") != std::string::npos);
+  CHECK(stored.tile.name() == std::string(plain.tile.name()));
+  // The staging loses its pad: BM rows of BN values, no longer BN + 8.
+  CHECK(plain.shared_bytes - stored.shared_bytes == stored.tile.bm * 8 * 2);
+  CHECK(declares(ConvImplicitGemmSolver::request_for(*plan, stored), "constexpr bool TmaStore = true;"));
+  CHECK(declares(ConvImplicitGemmSolver::request_for(*plan, plain), "constexpr bool TmaStore = false;"));
+  std::string why;
+  const auto problem = ConvImplicitGemmSolver::problem_of(*plan, &why);
+  REQUIRE(problem);
+  CHECK(igemm::output_row_stride(*problem) == 512);
+  // y's pixels evenly spaced rows of 16-byte multiples, wider than K: still a matrix.
+  igemm::Problem padded = *problem;
+  padded.y_strides = igemm::nhwc_strides(padded.n, 520, padded.p, padded.q);
+  CHECK(igemm::output_row_stride(padded) == 520);
+  padded.y_strides = igemm::nhwc_strides(padded.n, 516, padded.p, padded.q);  // rows of 1032 bytes
+  CHECK(igemm::output_row_stride(padded) == 0);
+  igemm::Problem nchw = *problem;
+  nchw.y_strides = igemm::nchw_strides(nchw.n, nchw.k, nchw.p, nchw.q);
+  CHECK(igemm::output_row_stride(nchw) == 0);
+  igemm::Problem grouped = *problem;
+  grouped.groups = 2;
+  CHECK(igemm::output_row_stride(grouped) == 0);
+  // Not on tiles that do not fit it: not persistent, not warp-specialised, fp32-staged, NCHW y.
+  CHECK_FALSE(ConvImplicitGemmSolver::config_for(*plan, sm90(), "wg128x128/ws+s16+bs").tma_store);
+  CHECK_FALSE(ConvImplicitGemmSolver::config_for(*plan, sm90(), "wg128x128p/s16+bs").tma_store);
+  CHECK_FALSE(ConvImplicitGemmSolver::config_for(*plan, sm90(), "wg128x128p/ws+bs").tma_store);
+  CHECK(ConvImplicitGemmSolver::config_for(*plan, sm90(), "wg128x128p/ws+s16+bs").tma_store);
+  auto nchw_plan = make_plan(reference_layer(DataType::half, Layout::nchw, 128, 28, 512, 1));
+  CHECK_FALSE(ConvImplicitGemmSolver::config_for(*nchw_plan, sm90(), "wg128x128p/ws+s16+bs").tma_store);
+  CHECK_FALSE(ConvImplicitGemmSolver::config_for(*nchw_plan, sm90(), "/bs").tma_store);
+}
+
 // Not part of the regular suite: writes the generated headers (hf_plan.h, hf_igemm.h) of every
 // matrix tile on the reference layers (fp16 / bf16, NHWC / NCHW, conv + bias + ReLU) under
 // $HIPFUSE_IGEMM_HEADER_DIR/<type>-<layout>-<layer>-<tile>/, for `nvcc -cubin -Xptxas -v`
@@ -1280,7 +1333,9 @@ TEST_CASE("igemm: write the generated headers of the reference layers" * doctest
                          // persistent 128x256 past one k-tile: three stages with 16-bit staging
                          "wg128x256p/ws+s16",
                          // persistent 192x128 (three warpgroups): 1x1 by tensor maps, 3x3 by im2col
-                         "wg192x128p/ws+s16", "wg192x128p/ws+im2col+s16"};
+                         "wg192x128p/ws+s16", "wg192x128p/ws+im2col+s16",
+                         // the staged tile stored by tensor map
+                         "wg128x128p/ws+s16+bs", "wg128x64p/ws+s16+bs", "wg128x128p/ws+im2col+s16+bs"};
   // 1x1 256->128: a memory-bound layer of several k-tiles; 1x1 1024->256 14x14: NCHW's A
   // copied 4 pixels at a time (H*W = 196); 1x1 2048->512 7x7: NCHW's A gathered (H*W = 49).
   struct Layer {
