@@ -1103,7 +1103,9 @@ Config choose_config(const Problem& p, int sms, const std::string& force_tile_an
   modes.tensor_maps = warpgroup;
   modes.im2col = has_mode("im2col") || im2col_pick;
   modes.max_stages = max_stages;
-  modes.tensor_store = has_mode("bs");
+  // The tensor-map store of the staged tile: forced with "/bs", and the heuristic's choice
+  // wherever it fits.
+  modes.tensor_store = has_mode("bs") || force_tile.empty();
   Config cfg = make_config(p, *best, sms, modes);
   if (stream_k) use_stream_k(cfg, p, *best, sms);
   if (!has_mode("serial")) use_streamed_input(cfg, p, has_mode("stream"));

@@ -1181,9 +1181,9 @@ TEST_CASE("igemm: persistent sweep tiles: staging apart from the pipeline, resid
         CHECK(chosen.warp_specialized);
         CHECK(chosen.stage_16bit);
         CHECK(chosen.grid_x == 132 * 2);
-        // The very kernel measured and checked on the GPU forced as "wg128x128p/ws+s16+st2" (v39):
-        // the same generated headers, the same launch.
-        const igemm::Config forced = ConvImplicitGemmSolver::config_for(*plan, sm90(), "wg128x128p/ws+s16+st2");
+        // The very kernel measured and checked on the GPU forced as "wg128x128p/ws+s16+st2" (v39),
+        // its staged tile stored by tensor map ("+bs", v41): the same generated headers, the same launch.
+        const igemm::Config forced = ConvImplicitGemmSolver::config_for(*plan, sm90(), "wg128x128p/ws+s16+st2+bs");
         const auto headers = [&](const igemm::Config& c) {
           std::string text;
           for (const auto& h : ConvImplicitGemmSolver::request_for(*plan, c).generated_headers) text += h.text;
@@ -1270,12 +1270,13 @@ TEST_CASE("igemm: /st<N> caps the pipeline stages: two for warp-specialised tile
 TEST_CASE("igemm: /bs stores the staged tile by tensor map: where it fits, its staging, the header") {
   // fp16 NHWC 1x1 128 -> 512 28x28 on the heuristic's wg128x128p (warp-specialised, 16-bit staged).
   auto plan = make_plan(reference_layer(DataType::half, Layout::nhwc, 128, 28, 512, 1));
-  const igemm::Config plain = ConvImplicitGemmSolver::config_for(*plan, sm90());
-  const igemm::Config stored = ConvImplicitGemmSolver::config_for(*plan, sm90(), "/bs");
+  const igemm::Config plain = ConvImplicitGemmSolver::config_for(*plan, sm90(), "wg128x128p/ws+s16+st2");
+  const igemm::Config stored = ConvImplicitGemmSolver::config_for(*plan, sm90());
   CAPTURE(plain.describe());
   CAPTURE(stored.describe());
-  CHECK_FALSE(plain.tma_store);  // asked for only
-  REQUIRE(stored.tma_store);
+  CHECK_FALSE(plain.tma_store);  // a forced tile: only with "/bs"
+  REQUIRE(stored.tma_store);     // the heuristic's: wherever it fits
+  CHECK(stored.tile.stages == plain.tile.stages);
   CHECK(stored.describe().find("tma:y") != std::string::npos);
   CHECK(stored.tile.name() == std::string(plain.tile.name()));
   // The staging loses its pad: BM rows of BN values, no longer BN + 8.
@@ -1305,7 +1306,7 @@ TEST_CASE("igemm: /bs stores the staged tile by tensor map: where it fits, its s
   CHECK(ConvImplicitGemmSolver::config_for(*plan, sm90(), "wg128x128p/ws+s16+bs").tma_store);
   auto nchw_plan = make_plan(reference_layer(DataType::half, Layout::nchw, 128, 28, 512, 1));
   CHECK_FALSE(ConvImplicitGemmSolver::config_for(*nchw_plan, sm90(), "wg128x128p/ws+s16+bs").tma_store);
-  CHECK_FALSE(ConvImplicitGemmSolver::config_for(*nchw_plan, sm90(), "/bs").tma_store);
+  CHECK_FALSE(ConvImplicitGemmSolver::config_for(*nchw_plan, sm90()).tma_store);
 }
 
 // Not part of the regular suite: writes the generated headers (hf_plan.h, hf_igemm.h) of every
