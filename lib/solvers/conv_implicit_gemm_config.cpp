@@ -111,6 +111,22 @@ constexpr const char* kWideMemoryBoundTileWarpSpecialized = "wg128x128p";
 constexpr std::int64_t kWideMemoryBoundMinN = 512;
 constexpr int kWideMemoryBoundStages = 2;
 constexpr int kMaxStagesMode = 16;  // "/st<N>" takes N up to this (no tile has more stages)
+// The staged tile stored by tensor map (Config::tma_store) on 1x1 layers of GEMM K 256-1024 and
+// N >= 256 (persistent warp-specialised tiles): the warpgroups start the next tile's multiplies
+// while the copy engine stores this one. H100 A/B v41 (docs/PERF_NOTES.md, fp16 NHWC, batch 64,
+// CBA / CBNA, us): 1x1 256->1024 14x14 22.7 -> 19.9 / 23.1 -> 20.4, 512->1024 28x28 s2 33.0 ->
+// 31.3 / 34.3 -> 31.7, 256->512 56x56 s2 39.8 -> 37.5 / 40.2 -> 38.0, 512->2048 7x7 21.7 -> 20.5
+// / 22.0 -> 20.9, 512->256 28x28 36.0 -> 34.8 / 36.1 -> 35.0, 1024->512 14x14 28.7 -> 28.1 / 29.0
+// -> 28.3, 1024->2048 14x14 s2 33.5 -> 32.7 / 33.9 -> 32.6. Slower or even elsewhere: GEMM K
+// 128 (128->512 28x28 28.9 -> 30.2), whose tiles are two k-tiles long; K 2048 (2048->512 7x7
+// 18.7 -> 18.9), where the store is a sliver of the tile; N 128 or less (512->128 28x28 28.2 ->
+// 28.3); 3x3 layers (64->64 56x56 49.0 -> 51.1, 512->512 7x7 32.1 -> 32.6), whose im2col loads
+// keep the copy engine busy.
+constexpr std::int64_t kTensorStoreMinK = 256, kTensorStoreMaxK = 1024, kTensorStoreMinN = 256;
+bool tensor_store_pays(const Problem& p) {
+  return p.r * p.s == 1 && p.gemm_k() >= kTensorStoreMinK && p.gemm_k() <= kTensorStoreMaxK &&
+         p.gemm_n() >= kTensorStoreMinN;
+}
 // Where A's k-tiles come by an im2col tensor map (x channels-last or re-laid out, a filter
 // larger than 1x1 or a strided 1x1, C/G a multiple of BK): the warp-specialised wgmma tiles
 // with that map, 16-bit staged where y allows. H200 sweep v15 (docs/PERF_NOTES.md, fp16, batch
@@ -1103,9 +1119,9 @@ Config choose_config(const Problem& p, int sms, const std::string& force_tile_an
   modes.tensor_maps = warpgroup;
   modes.im2col = has_mode("im2col") || im2col_pick;
   modes.max_stages = max_stages;
-  // The tensor-map store of the staged tile: forced with "/bs", and the heuristic's choice
-  // wherever it fits.
-  modes.tensor_store = has_mode("bs") || force_tile.empty();
+  // The tensor-map store of the staged tile: forced with "/bs", and the heuristic's choice where
+  // it measured faster (make_config checks that it fits).
+  modes.tensor_store = has_mode("bs") || (force_tile.empty() && tensor_store_pays(p));
   Config cfg = make_config(p, *best, sms, modes);
   if (stream_k) use_stream_k(cfg, p, *best, sms);
   if (!has_mode("serial")) use_streamed_input(cfg, p, has_mode("stream"));

@@ -1181,9 +1181,9 @@ TEST_CASE("igemm: persistent sweep tiles: staging apart from the pipeline, resid
         CHECK(chosen.warp_specialized);
         CHECK(chosen.stage_16bit);
         CHECK(chosen.grid_x == 132 * 2);
-        // The very kernel measured and checked on the GPU forced as "wg128x128p/ws+s16+st2" (v39),
-        // its staged tile stored by tensor map ("+bs", v41): the same generated headers, the same launch.
-        const igemm::Config forced = ConvImplicitGemmSolver::config_for(*plan, sm90(), "wg128x128p/ws+s16+st2+bs");
+        // The very kernel measured and checked on the GPU forced as "wg128x128p/ws+s16+st2" (v39):
+        // the same generated headers, the same launch.
+        const igemm::Config forced = ConvImplicitGemmSolver::config_for(*plan, sm90(), "wg128x128p/ws+s16+st2");
         const auto headers = [&](const igemm::Config& c) {
           std::string text;
           for (const auto& h : ConvImplicitGemmSolver::request_for(*plan, c).generated_headers) text += h.text;
@@ -1268,15 +1268,15 @@ TEST_CASE("igemm: /st<N> caps the pipeline stages: two for warp-specialised tile
 }
 
 TEST_CASE("igemm: /bs stores the staged tile by tensor map: where it fits, its staging, the header") {
-  // fp16 NHWC 1x1 128 -> 512 28x28 on the heuristic's wg128x128p (warp-specialised, 16-bit staged).
+  // fp16 NHWC 1x1 128 -> 512 28x28 on the heuristic's wg128x128p (warp-specialised, 16-bit
+  // staged, two stages): GEMM K 128, where the tensor-map store measured slower, so asked for only.
   auto plan = make_plan(reference_layer(DataType::half, Layout::nhwc, 128, 28, 512, 1));
-  const igemm::Config plain = ConvImplicitGemmSolver::config_for(*plan, sm90(), "wg128x128p/ws+s16+st2");
-  const igemm::Config stored = ConvImplicitGemmSolver::config_for(*plan, sm90());
+  const igemm::Config plain = ConvImplicitGemmSolver::config_for(*plan, sm90());
+  const igemm::Config stored = ConvImplicitGemmSolver::config_for(*plan, sm90(), "wg128x128p/ws+s16+st2+bs");
   CAPTURE(plain.describe());
   CAPTURE(stored.describe());
-  CHECK_FALSE(plain.tma_store);  // a forced tile: only with "/bs"
-  REQUIRE(stored.tma_store);     // the heuristic's: wherever it fits
-  CHECK(stored.tile.stages == plain.tile.stages);
+  CHECK_FALSE(plain.tma_store);
+  REQUIRE(stored.tma_store);
   CHECK(stored.describe().find("tma:y") != std::string::npos);
   CHECK(stored.tile.name() == std::string(plain.tile.name()));
   // The staging loses its pad: BM rows of BN values, no longer BN + 8.
@@ -1306,7 +1306,29 @@ TEST_CASE("igemm: /bs stores the staged tile by tensor map: where it fits, its s
   CHECK(ConvImplicitGemmSolver::config_for(*plan, sm90(), "wg128x128p/ws+s16+bs").tma_store);
   auto nchw_plan = make_plan(reference_layer(DataType::half, Layout::nchw, 128, 28, 512, 1));
   CHECK_FALSE(ConvImplicitGemmSolver::config_for(*nchw_plan, sm90(), "wg128x128p/ws+s16+bs").tma_store);
-  CHECK_FALSE(ConvImplicitGemmSolver::config_for(*nchw_plan, sm90()).tma_store);
+  CHECK_FALSE(ConvImplicitGemmSolver::config_for(*nchw_plan, sm90(), "/bs").tma_store);
+  // The heuristic's choice: 1x1 layers of GEMM K 256-1024 and N >= 256 (1x1 256->1024 14x14,
+  // 512->256 28x28, 512->2048 7x7 on 64x128, 256->512 56x56 stride 2); not on 3x3 layers, K 128,
+  // K 2048 nor N 128.
+  struct Layer {
+    int c, hw, k, r;
+    bool stored;
+  } layers[] = {{256, 14, 1024, 1, true}, {512, 28, 256, 1, true},  {512, 7, 2048, 1, true},
+                {128, 28, 512, 1, false}, {2048, 7, 512, 1, false}, {128, 28, 128, 3, false},
+                {512, 28, 128, 1, false}};
+  for (const Layer& l : layers) {
+    CAPTURE(l.c);
+    CAPTURE(l.k);
+    auto layer = make_plan(reference_layer(DataType::half, Layout::nhwc, l.c, l.hw, l.k, l.r));
+    const igemm::Config chosen = ConvImplicitGemmSolver::config_for(*layer, sm90());
+    CAPTURE(chosen.describe());
+    CHECK(chosen.tma_store == l.stored);
+  }
+  ConvCase strided = as_1x1(reference_layer(DataType::half, Layout::nhwc, 256, 56, 512, 1));
+  strided.stride = 2;
+  const igemm::Config s2 = ConvImplicitGemmSolver::config_for(*make_plan(strided), sm90());
+  CAPTURE(s2.describe());
+  CHECK(s2.tma_store);
 }
 
 // Not part of the regular suite: writes the generated headers (hf_plan.h, hf_igemm.h) of every
