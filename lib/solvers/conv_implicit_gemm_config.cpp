@@ -701,7 +701,8 @@ std::int64_t output_row_stride(const Problem& p) {
   const bool matrix = p.groups == 1 && (p.k == 1 || ys[1] == 1) && pixel >= p.k &&
                       (p.p == 1 || ys[2] == std::int64_t{p.q} * pixel) &&
                       (p.n == 1 || ys[0] == std::int64_t{p.p} * p.q * pixel);
-  return matrix && (pixel * static_cast<std::int64_t>(p.elem_bytes())) % 16 == 0 ? pixel : 0;
+  const bool rows_fit = p.gemm_m() <= std::numeric_limits<std::int32_t>::max();  // the copies' 32-bit coordinates
+  return matrix && rows_fit && (pixel * static_cast<std::int64_t>(p.elem_bytes())) % 16 == 0 ? pixel : 0;
 }
 
 std::array<std::int64_t, 3> input_pixel_strides(const Problem& p, const Config& cfg) {

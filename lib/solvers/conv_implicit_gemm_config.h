@@ -204,8 +204,8 @@ int block_k(const Problem& problem, int k_chunks);
 std::int64_t input_row_stride(const Problem& problem, const Config& config);
 std::int64_t weights_row_stride(const Problem& problem, const Config& config);
 // The distance (elements) between y's pixels when y is a pixels x channels matrix of 16-byte
-// aligned rows (channels-last, pixels evenly spaced, one group) that Config::tma_store's map
-// can cover; 0 otherwise.
+// aligned rows (channels-last, pixels evenly spaced, one group, fewer than 2^31 of them) that
+// Config::tma_store's map can cover; 0 otherwise.
 std::int64_t output_row_stride(const Problem& problem);
 
 // Whether an im2col tensor map can gather A (Config::tma_a_im2col): x channels-last as the GEMM

@@ -728,9 +728,10 @@ TEST_CASE("igemm: persistent warp-specialised tiles: edges, several tiles a bloc
 
 // The staged tile stored by tensor-map copies ("/bs", Config::tma_store): one thread hands the
 // 64-channel boxes to the copy engine while the warpgroups go on to the block's next tile. The
-// copies are clipped at M (17 x 17 and 34 x 34 images off every tile height) and at N (136 and
-// 200 channels: a box partly past K, another wholly past it and skipped); one k-tile and
-// several, a 3x3 A by cp.async, blocks of several tiles; every output compared.
+// copies are clipped at M (8 images of 17 x 17: 2312 rows, off every tile height) and at N (136
+// and 200 channels: a box partly past K, another wholly past it and skipped); one k-tile and
+// several, a 3x3 A by cp.async, blocks of several tiles (32 images of 34 x 34); every output
+// compared.
 TEST_CASE("igemm: tensor-map store of the staged tile: M and N edges, several tiles a block") {
   if (!igemm::has_warpgroup_mma(device_target().arch)) {
     MESSAGE("no wgmma on " << device_target().arch << ": skipped");

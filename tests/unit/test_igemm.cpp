@@ -1299,6 +1299,10 @@ TEST_CASE("igemm: /bs stores the staged tile by tensor map: where it fits, its s
   igemm::Problem grouped = *problem;
   grouped.groups = 2;
   CHECK(igemm::output_row_stride(grouped) == 0);
+  igemm::Problem tall = *problem;  // 2^31 pixels and more: past the copies' 32-bit row coordinate
+  tall.n = (1 << 22);
+  tall.y_strides = igemm::nhwc_strides(tall.n, tall.k, tall.p, tall.q);
+  CHECK(igemm::output_row_stride(tall) == 0);
   // Not on tiles that do not fit it: not persistent, not warp-specialised, fp32-staged, NCHW y.
   CHECK_FALSE(ConvImplicitGemmSolver::config_for(*plan, sm90(), "wg128x128/ws+s16+bs").tma_store);
   CHECK_FALSE(ConvImplicitGemmSolver::config_for(*plan, sm90(), "wg128x128p/s16+bs").tma_store);
