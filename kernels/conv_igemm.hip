@@ -43,7 +43,7 @@
 // host only, hfi::StreamKBlocks) splits the k-tiles of all tiles evenly over the resident
 // blocks (below).
 #include "common/igemm.h"
-#include "common/igemm_args.h"  // hf::kEpilogueChannelBytes
+#include "common/igemm_args.h"  // hf::kEpilogueChannelBytes, hf::kStoreBoxChannels
 #include "common/ready_counters.h"
 
 namespace igemm {
@@ -131,14 +131,15 @@ static_assert(!kStage16 || (sizeof(T) == 2 && (kAlongK ? kOutVec >= 2 : kNg % 2 
 // on to their next tile; that thread waits for the copies' reads before the staging is
 // written again.
 constexpr bool kTmaStore = hfi::TmaStore;
-constexpr int kBoxChannels = 64;
+constexpr int kBoxChannels = hf::kStoreBoxChannels;
 constexpr int kEpiBytes = kTmaStore ? BM * BN * 2 : (kAlongK ? BM : BN) * kStageLd * (kStage16 ? 2 : 4);
 // The host sizes the dynamic shared memory as max(kPipeBytes, kEpiBytes), or as their sum for
 // persistent blocks, whose staging must not overlap the next tile's loads (Config::shared_bytes).
 constexpr bool kPersistent = hfi::Persistent;
 constexpr int kEpiOffset = kPersistent ? kPipeBytes : 0;
 static_assert(!kTmaStore || (kStage16 && kAlongK && kOutVec == 8 && kPersistent && kWarpSpecialized &&
-                             BN % kBoxChannels == 0 && BM <= 256 && kG == 1 && kEpiOffset % 1024 == 0),
+                             BN % kBoxChannels == 0 && BM <= 256 && kG == 1 && kEpiOffset % 1024 == 0 &&
+                             kBoxChannels * 2 == kRowBytes),
               "tensor-map store: persistent warp-specialised tiles, 16-bit channels-last y, 1 KB aligned boxes");
 // With 16-bit staging each thread's accumulator pieces span 2 * NI channels (16 on a 64-column
 // tile), whose parameters (BN inference: 4 loads and an rsqrt each, plus the bias) every thread
@@ -724,10 +725,11 @@ HF_DEVICE void prepare_tile_channels(const hf::ConvArgs& args, char* smem, int n
   }
 }
 
-// The byte offset of (row, col) in the tensor-map store's staging (kTmaStore).
+// The byte offset of (row, col) in the tensor-map store's staging (kTmaStore): a box's rows are
+// k-tile rows, swizzled alike.
 HF_DEVICE int box_offset(int row, int col) {
   const int box = col / kBoxChannels, byte = (col % kBoxChannels) * 2;
-  return box * BM * 128 + row * 128 + ((((byte >> 4) ^ (row & 7))) << 4) + (byte & 15);
+  return box * BM * kRowBytes + swizzle(row, byte >> 4) + (byte & 15);
 }
 
 HF_DEVICE void store_tile_16bit(const hf::ConvArgs& args, char* smem, const float (&acc)[MI][NI][4], I m0, int n0) {
@@ -776,22 +778,21 @@ HF_DEVICE void store_tile_16bit(const hf::ConvArgs& args, char* smem, const floa
       }
     }
   }
+  if constexpr (kTmaStore) hf::fence_async_shared();  // each thread's staging writes -> the copy engine
+  sync_math_threads();
   if constexpr (kTmaStore) {
-    hf::fence_async_shared();  // each thread's staging writes (generic proxy) -> the copy engine
-    sync_math_threads();
     if (tid == 0) {
 #pragma unroll
       for (int b = 0; b < BN / kBoxChannels; ++b) {
         if (n0 + b * kBoxChannels < kNg) {
-          hf::tma_store_2d(&args.y_map, reinterpret_cast<const char*>(stage) + b * BM * 128, n0 + b * kBoxChannels,
-                           static_cast<int>(m0));
+          hf::tma_store_2d(&args.y_map, reinterpret_cast<const char*>(stage) + b * BM * kRowBytes,
+                           n0 + b * kBoxChannels, static_cast<int>(m0));
         }
       }
       hf::tma_store_commit();
     }
     return;
   }
-  sync_math_threads();
   T* HF_RESTRICT y = static_cast<T*>(args.y);
   if constexpr (kAlongK) {
     constexpr int kPerRow = BN / kOutVec;

@@ -38,5 +38,8 @@ constexpr int kPackTileElements = 4096;
 // hf_conv_igemm with 16-bit staging: shared-memory bytes a tile output channel for its
 // epilogue parameters (kernels/conv_igemm.hip, kChannelOffset), past the pipeline and staging.
 constexpr int kEpilogueChannelBytes = 16;
+// The implicit GEMM's tensor-map store of y (igemm::Config::tma_store): boxes of this many
+// channels (128 bytes of 16-bit values, the widest row the 128-byte swizzle takes) by BM pixels.
+constexpr int kStoreBoxChannels = 64;
 
 }  // namespace hf

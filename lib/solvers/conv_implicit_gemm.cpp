@@ -169,7 +169,8 @@ TensorMapShapes tensor_map_shapes(const igemm::Problem& p, const igemm::Config& 
   }
   if (c.tma_store) {
     y = {true, static_cast<std::uint64_t>(p.k), static_cast<std::uint64_t>(p.gemm_m()),
-         static_cast<std::uint64_t>(igemm::output_row_stride(p)) * elem, 64, static_cast<unsigned>(c.tile.bm)};
+         static_cast<std::uint64_t>(igemm::output_row_stride(p)) * elem, hf::kStoreBoxChannels,
+         static_cast<unsigned>(c.tile.bm)};
   }
   return {a, b, y};
 }

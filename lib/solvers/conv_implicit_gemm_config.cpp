@@ -1,6 +1,6 @@
 #include "solvers/conv_implicit_gemm_config.h"
 
-#include "common/igemm_args.h"  // the re-layout kernel's tile size
+#include "common/igemm_args.h"  // the re-layout kernel's tile size, the store's box width
 
 #include <algorithm>
 #include <cmath>
@@ -515,7 +515,7 @@ Config make_config(const Problem& p, const Candidate& c, int sms, const Modes& m
     // The tensor-map store (Config::tma_store): the persistent warp-specialised wgmma tiles
     // with 16-bit staging, 16-byte vectors along channels and 64-channel boxes, y a matrix.
     const bool tensor_store = modes.tensor_store && modes.tensor_maps && modes.warp_specialized &&
-                              modes.stage_16bit && c.persistent && c.warpgroup && c.bn % 64 == 0 &&
+                              modes.stage_16bit && c.persistent && c.warpgroup && c.bn % hf::kStoreBoxChannels == 0 &&
                               cfg.out_along_k && cfg.out_vec == vec && output_row_stride(p) > 0;
     const int staged_bytes = modes.stage_16bit ? 2 : 4;
     // The kernel's staging (kStageLd): [BM][BN + 8] along channels; [BN][BM + 4] fp32 or
