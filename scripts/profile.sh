@@ -7,7 +7,9 @@
 # For each SPEC:CASE_REGEX, runs the case once through the driver under ncu (clocks left
 # as they are, the full section set, hipfuse kernels only) and writes OUT_DIR/<case>.ncu-rep
 # plus its details page as text, OUT_DIR/<case>.txt (per kernel: speed of light, memory and
-# compute workload, warp stall reasons, scheduler, instruction mix, launch, occupancy). The fused plan's kernels
+# compute workload, warp stall reasons, scheduler, instruction mix, launch, occupancy, and the
+# spread of active cycles over the multiprocessors: a max well above the average is an uneven
+# finish or a tail, time the averaged figures hide). The fused plan's kernels
 # are profiled, not the unfused baseline's; timings under ncu are per single launch with
 # caches flushed, so use them for ratios, not as the figures of record (scripts/bench.sh).
 set -uo pipefail
@@ -22,7 +24,7 @@ status=0
 
 sections=(--section SpeedOfLight --section MemoryWorkloadAnalysis --section ComputeWorkloadAnalysis
   --section WarpStateStats --section SchedulerStats --section InstructionStats --section LaunchStats
-  --section Occupancy)
+  --section Occupancy --metrics sm__cycles_active.max,sm__cycles_active.min,sm__cycles_active.avg)
 
 for item in "$@"; do
   spec=${item%%:*}
