@@ -24,7 +24,9 @@ status=0
 
 sections=(--section SpeedOfLight --section MemoryWorkloadAnalysis --section ComputeWorkloadAnalysis
   --section WarpStateStats --section SchedulerStats --section InstructionStats --section LaunchStats
-  --section Occupancy --metrics sm__cycles_active.max,sm__cycles_active.min,sm__cycles_active.avg)
+  --section Occupancy)
+# The spread of active cycles over the multiprocessors shows a tail the averages hide.
+metrics=(--metrics sm__cycles_active.max,sm__cycles_active.min,sm__cycles_active.avg)
 
 for item in "$@"; do
   spec=${item%%:*}
@@ -33,7 +35,7 @@ for item in "$@"; do
   echo "== $name"
   # One execution, no warm-up: its kernels (and any weight/input re-layout) are profiled.
   ncu --clock-control none --target-processes all -k 'regex:^hf_' --launch-count 12 \
-    "${sections[@]}" -f -o "$out/$name" \
+    "${sections[@]}" "${metrics[@]}" -f -o "$out/$name" \
     "$driver" run "$spec" --filter "$case_regex" --warmup 0 --iters 1 --buffer-sets 1 \
     --verify off --no-progress >"$out/$name.log" 2>&1 || status=1
   ncu --import "$out/$name.ncu-rep" --page details >"$out/$name.txt" 2>>"$out/$name.log" || status=1
