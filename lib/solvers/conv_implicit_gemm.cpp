@@ -14,6 +14,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <limits>
 #include <utility>
 
 namespace hipfuse {
@@ -321,6 +322,16 @@ std::optional<igemm::Problem> ConvImplicitGemmSolver::problem_of(const FusionPla
   if (x.type != w.type || x.type != y.type) {
     *why = "input, weights and output types differ";
     return std::nullopt;
+  }
+  // igemm::Problem holds sizes as int; a plan's lengths are 64-bit (an output can outgrow
+  // its input through pads or strides).
+  for (const TensorDesc* t : {&x, &w, &y}) {
+    for (const std::int64_t length : t->lengths) {
+      if (length > std::numeric_limits<int>::max()) {
+        *why = "a length of " + t->to_string() + " exceeds 2^31-1, the implicit GEMM's 32-bit sizes";
+        return std::nullopt;
+      }
+    }
   }
   igemm::Problem p;
   p.elem = elem_of(x.type);

@@ -902,12 +902,13 @@ WidthFold width_fold_for(const Problem& p) {
   // sector, and the GEMM's k-tiles (32 or 64 bytes' values a row) hold whole runs or lie within
   // one, so that no sector is fetched twice. (H200, fp16 stem, C' = 24 rounded to 16 bytes:
   // the folded GEMM 144 us with L2 76% busy, a run split across k-tiles: v20.)
-  int channels = static_cast<int>(32 / p.elem_bytes());
-  while (channels < p.s * p.c) channels *= 2;
-  const std::int64_t bytes = static_cast<std::int64_t>(p.n) * p.h * p.q * channels * static_cast<std::int64_t>(p.elem_bytes());
-  if (bytes > kMaxPackedInputBytes) return fold;
+  std::int64_t channels = static_cast<std::int64_t>(32 / p.elem_bytes());
+  while (channels < std::int64_t{p.s} * p.c) channels *= 2;
+  // In double: n * h * q * C' can pass 2^63 for sizes the scratch limit refuses anyway.
+  const double bytes = static_cast<double>(p.n) * p.h * p.q * static_cast<double>(channels) * static_cast<double>(p.elem_bytes());
+  if (bytes > static_cast<double>(kMaxPackedInputBytes)) return fold;
   fold.s = p.s;
-  fold.channels = channels;
+  fold.channels = static_cast<int>(channels);  // < 2^30: bounded by the bytes above
   fold.stride = p.stride_w;
   fold.pad = p.pad_w;
   fold.dilation = p.dil_w;

@@ -31,7 +31,7 @@ __extension__ typedef __int128 i128;
 // when its bug is fixed; the regression tests in tests/unit/test_reliability_api.cpp say when.
 // None is open now. Fixed (their inputs stay in tests/fuzz/regressions/fuzz_api/):
 // huge-tensor, conv-pad-overflow, create-null-output-leak, conv-direct-huge-k,
-// enum-out-of-range (docs/RELIABILITY.md); derive-bn-overlapping-strides was the harness's own
+// enum-out-of-range, igemm-32bit-sizes (docs/RELIABILITY.md); derive-bn-overlapping-strides was the harness's own
 // model (it expected a per-activation BN descriptor derived from an x with overlapping strides
 // to fit, though packed it addresses 2^59 elements or more).
 

@@ -14,6 +14,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <limits>
 #include <memory>
 #include <string>
 #include <vector>
@@ -168,6 +169,37 @@ TEST_CASE("igemm: applies to 2-D fp16/bf16/fp32 convolutions with pointwise chai
     auto a = solver.applies(*plan, sm90());
     CHECK_FALSE(a.applies);
     CHECK(a.reason.find("transposed") != std::string::npos);
+  }
+  SUBCASE("sizes past 32 bits: refused with the reason, or planned without overflow") {
+    // Pads grow the output past the int sizes of igemm::Problem: 64 + 2 * (2^31 - 1) wide.
+    auto wide = std::make_unique<FusionPlan>(FusionDirection::vertical,
+                                             TensorDesc::packed(DataType::half, {1, 8, 4, 64}, Layout::nchw));
+    ConvDesc pad;
+    pad.pads = {0, std::numeric_limits<int>::max()};
+    pad.strides = {1, 2};
+    pad.dilations = {1, 2};
+    wide->add(ConvForwardOp{pad, TensorDesc::packed(DataType::half, {8, 8, 1, 3}, Layout::nchw)});
+    REQUIRE(wide->output().lengths[3] > std::numeric_limits<int>::max());
+    auto a = solver.applies(*wide, sm90());
+    CHECK_FALSE(a.applies);
+    CHECK(a.reason.find("2^31-1") != std::string::npos);
+
+    // A 2-channel input under a filter 65536 wide: the width fold's re-laid x would be
+    // 2^30 * 2^20 * 1 * 2^17 values, past 2^63 bytes. Found by a fuzzer as a signed overflow
+    // (UBSan, the sanitizer build); the fold is refused and the kernels are still specified.
+    auto stem = std::make_unique<FusionPlan>(FusionDirection::vertical,
+                                             TensorDesc::packed(DataType::half, {1 << 30, 2, 1 << 20, 2}, Layout::nchw));
+    ConvDesc wide_filter;
+    wide_filter.pads = {1, 3};
+    wide_filter.strides = {2, 1};
+    wide_filter.dilations = {1, 2};
+    stem->add(ConvForwardOp{wide_filter, TensorDesc::packed(DataType::half, {1, 2, 7, 65536}, Layout::nchw)});
+    REQUIRE(solver.applies(*stem, sm90()).applies);
+    std::string why;
+    const auto problem = ConvImplicitGemmSolver::problem_of(*stem, &why);
+    REQUIRE(problem);
+    CHECK_FALSE(igemm::width_fold_for(*problem).active());
+    CHECK_FALSE(solver.kernels(*stem, sm90()).empty());
   }
   SUBCASE("a plan without a convolution") {
     auto plan = std::make_unique<FusionPlan>(FusionDirection::vertical,
