@@ -209,13 +209,7 @@ miopenStatus_t miopenDeriveBNTensorDescriptor(miopenTensorDescriptor_t derivedBn
     if (x.dims() != 4 && x.dims() != 5) {
       fail(Status::bad_parm, "batch norm needs a 4-D or 5-D x, got " + x.to_string());
     }
-    std::vector<std::int64_t> lengths(x.lengths.size(), 1);
-    lengths[1] = x.lengths[1];
-    if (mode == BatchNormMode::per_activation) {
-      for (std::size_t d = 2; d < lengths.size(); ++d) lengths[d] = x.lengths[d];
-    }
-    // fp32 whatever x is: MIOpen's convention for BN parameters, which apps rely on.
-    derived.desc = TensorDesc::packed(DataType::float32, std::move(lengths), Layout::nchw);
+    derived.desc = batch_norm_params(x, mode);
   });
 }
 

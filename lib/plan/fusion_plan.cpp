@@ -40,18 +40,10 @@ void check_bias(const TensorDesc& bias, const TensorDesc& in) {
   }
 }
 
-// BN parameters are fp32 whatever the data type (MIOpen's convention, kept; it is what
-// miopenDeriveBNTensorDescriptor gives) and 1xCx1x1 (spatial) or 1xCxHxW
-// (per-activation), packed in channel-first order.
-
+// BN parameters: batch_norm_params (plan/ops.h) describes what they must be.
 void check_bn_params(const TensorDesc& params, BatchNormMode mode, const TensorDesc& in) {
-  std::vector<std::int64_t> expected(in.lengths.size(), 1);
-  expected[1] = in.lengths[1];
-  if (mode == BatchNormMode::per_activation) {
-    for (std::size_t d = 2; d < in.lengths.size(); ++d) expected[d] = in.lengths[d];
-  }
-  const TensorDesc want = TensorDesc::packed(DataType::float32, expected, Layout::nchw);
-  if (params.lengths != expected || !params.is_channels_first_packed()) {
+  const TensorDesc want = batch_norm_params(in, mode);
+  if (params.lengths != want.lengths || !params.is_channels_first_packed()) {
     fail(Status::bad_parm, std::string("batch-norm parameter descriptor for ") + name_of(mode) + " mode on " +
                                in.to_string() + " must be " + want.to_string() + ", got " + params.to_string() +
                                " (miopenDeriveBNTensorDescriptor makes it)");

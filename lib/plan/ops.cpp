@@ -1,5 +1,9 @@
 #include "plan/ops.h"
 
+#include <cstdint>
+#include <utility>
+#include <vector>
+
 namespace hipfuse {
 
 namespace {
@@ -33,6 +37,15 @@ const char* name_of(BatchNormMode mode) {
 
 bool is_valid(ActivationMode mode) {
   return static_cast<int>(mode) >= 0 && static_cast<int>(mode) < kActivationModeCount;
+}
+
+TensorDesc batch_norm_params(const TensorDesc& x, BatchNormMode mode) {
+  std::vector<std::int64_t> lengths(x.lengths.size(), 1);
+  lengths[1] = x.lengths[1];
+  if (mode == BatchNormMode::per_activation) {
+    for (std::size_t d = 2; d < lengths.size(); ++d) lengths[d] = x.lengths[d];
+  }
+  return TensorDesc::packed(DataType::float32, std::move(lengths), Layout::nchw);
 }
 
 bool is_valid(BatchNormMode mode) { return mode == BatchNormMode::per_activation || mode == BatchNormMode::spatial; }

@@ -43,6 +43,11 @@ const char* kind_name(const Op& op);
 bool is_valid(ActivationMode mode);
 bool is_valid(BatchNormMode mode);
 
+// The descriptor of BN's scale, bias, mean and variance for input x: fp32 whatever x's type
+// (MIOpen's convention, which apps rely on), 1xCx1x1 (spatial) or 1xCxHxW (per activation),
+// packed channel-first. What miopenDeriveBNTensorDescriptor gives and BN ops require.
+TensorDesc batch_norm_params(const TensorDesc& x, BatchNormMode mode);
+
 // One op in a plan: its kind and parameters, and the tensors flowing in and out of it
 // (op i's input is op i-1's output; the first op's input is the plan's).
 struct FusionOp {

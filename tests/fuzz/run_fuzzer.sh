@@ -25,22 +25,23 @@ for arg in "$@"; do
 done
 stamp=$(mktemp)
 trap 'rm -f "$stamp"' EXIT
-# WORK_DIR first, so that libFuzzer writes new inputs there only. Its line per new input
-# goes to WORK_DIR.log (test logs keep only their start); the end, with the verdict, is shown.
-log="$work.log"
+# run_logged LOG COMMAND...: COMMAND's output (a line per new input) goes to LOG, since test
+# logs keep only their start; if it fails, the end of LOG, with the verdict, is shown.
+run_logged() {
+  log=$1
+  shift
+  if ! "$@" >"$log" 2>&1; then
+    tail -n 100 "$log"
+    echo "run_fuzzer.sh: $1 failed; its whole output is in $log"
+    exit 1
+  fi
+}
+# WORK_DIR first, so that libFuzzer writes new inputs there only.
 # shellcheck disable=SC2086
-if ! "$fuzzer" -artifact_prefix="$prefix" -detect_leaks=0 $flags "$work" $dirs >"$log" 2>&1; then
-  tail -n 100 "$log"
-  echo "run_fuzzer.sh: the fuzzer failed; its whole output is in $log"
-  exit 1
-fi
-tail -n 12 "$log"
+run_logged "$work.log" "$fuzzer" -artifact_prefix="$prefix" -detect_leaks=0 $flags "$work" $dirs
+tail -n 12 "$work.log"
 new=$(find "$work" -type f -newer "$stamp" | wc -l)
 echo "run_fuzzer.sh: replaying the $new new inputs with the per-input leak check"
 [ "$new" -eq 0 ] && exit 0
-if ! find "$work" -type f -newer "$stamp" -print0 | xargs -0 "$fuzzer" -artifact_prefix="$prefix" -detect_leaks=1 \
-  -timeout=60 -rss_limit_mb=4096 >"$work.replay.log" 2>&1; then
-  tail -n 100 "$work.replay.log"
-  echo "run_fuzzer.sh: the replay failed; its whole output is in $work.replay.log"
-  exit 1
-fi
+find "$work" -type f -newer "$stamp" -print0 |
+  run_logged "$work.replay.log" xargs -0 "$fuzzer" -artifact_prefix="$prefix" -detect_leaks=1 -timeout=60 -rss_limit_mb=4096

@@ -75,13 +75,11 @@ class ExtremePlans {
   void add_conv(FusionPlan& plan, DataType type, Layout layout, bool five) {
     const int spatial = five ? 3 : 2;
     ConvDesc conv;
-    conv.pads.clear();
-    conv.strides.clear();
-    conv.dilations.clear();
+    conv.pads = conv.strides = conv.dilations = std::vector<int>(static_cast<std::size_t>(spatial));
     for (int d = 0; d < spatial; ++d) {
-      conv.pads.push_back(geometry({0, 0, 1, 3}));
-      conv.strides.push_back(geometry({1, 1, 2, 4}));
-      conv.dilations.push_back(geometry({1, 1, 2, 3}));
+      conv.pads[d] = geometry({0, 0, 1, 3});
+      conv.strides[d] = geometry({1, 1, 2, 4});
+      conv.dilations[d] = geometry({1, 1, 2, 3});
     }
     const std::int64_t channels = plan.output().lengths[1];
     conv.groups = static_cast<int>(std::min<std::int64_t>(pick<std::int64_t>({1, 1, 2, channels}), INT_MAX));
@@ -98,18 +96,34 @@ class ExtremePlans {
 
   void add_bn_inference(FusionPlan& plan) {
     const BatchNormMode mode = bn_mode();
-    const TensorDesc& y = plan.output();
-    std::vector<std::int64_t> params(y.lengths.size(), 1);
-    params[1] = y.lengths[1];
-    if (mode == BatchNormMode::per_activation) {
-      for (std::size_t d = 2; d < params.size(); ++d) params[d] = y.lengths[d];
-    }
-    plan.add(BatchNormInferenceOp{mode, TensorDesc::packed(DataType::float32, params,
-                                                           params.size() == 5 ? Layout::ncdhw : Layout::nchw)});
+    plan.add(BatchNormInferenceOp{mode, batch_norm_params(plan.output(), mode)});
   }
 
   std::mt19937_64 rng_;
 };
+
+// Plans `plan` offline for `target` as compile would (the first solver that applies), checking
+// that each refusal on the way gives a reason; returns whether a solver took the plan.
+bool plan_offline(const FusionPlan& plan, const Target& target) {
+  for (const Solver* solver : solver_registry()) {
+    CAPTURE(solver->name());
+    const Applicability a = solver->applies(plan, target);
+    if (!a.applies) {
+      CHECK_FALSE(a.reason.empty());
+      continue;
+    }
+    try {
+      for (const auto& request : solver->kernels(plan, target)) {
+        CHECK_FALSE(request.entry.empty());
+        (void)rt::KernelCompiler::instance().key_for(request, target.arch, target.warp_size);
+      }
+    } catch (const Error& e) {
+      CHECK(std::string(e.what()).size() > 0);  // refused with a reason: fine
+    }
+    return true;
+  }
+  return false;
+}
 
 }  // namespace
 
@@ -131,24 +145,7 @@ TEST_CASE("reliability: every solver plans extreme sizes with a reason or kernel
         target.multiprocessors = multiprocessors;
         CAPTURE(arch);
         CAPTURE(multiprocessors);
-        for (const Solver* solver : solver_registry()) {
-          CAPTURE(solver->name());
-          const Applicability a = solver->applies(*plan, target);
-          if (!a.applies) {
-            CHECK_FALSE(a.reason.empty());
-            continue;
-          }
-          ++accepted;
-          try {
-            for (const auto& request : solver->kernels(*plan, target)) {
-              CHECK_FALSE(request.entry.empty());
-              (void)rt::KernelCompiler::instance().key_for(request, target.arch, target.warp_size);
-            }
-          } catch (const Error& e) {
-            CHECK(std::string(e.what()).size() > 0);  // refused with a reason: fine
-          }
-          break;  // the first solver that applies is the one compile uses
-        }
+        if (plan_offline(*plan, target)) ++accepted;
       }
     }
   }
