@@ -1056,7 +1056,8 @@ constexpr int kSharedEnd = kChannelOffset + kChannelBytes;
 constexpr int kBarrierOffset = (kSharedEnd + 7) / 8 * 8;
 // No setmaxnreg hand-over: under the cap of kBlockThreads x MinBlocks the multiplying code fits
 // (no spills on any warp-specialised set, wg128x256 at 154 registers; ptxas, sm_90a), and the
-// cp.async loaders' receptive fields would spill below ~120 registers a thread.
+// cp.async loaders' receptive fields would spill below ~120 registers a thread, which the host
+// leaves them (resident_blocks).
 static_assert(!kWarpSpecialized || (kWarpgroupMma && hfi::AMode != kGather && hfi::BMode == kAsync16 && !kStreamK &&
                                     (kStages >= 2 || KT == 1)),
               "warp specialisation: a warpgroup tile (pipelined, or one k-tile), asynchronous loaders");

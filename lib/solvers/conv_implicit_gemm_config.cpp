@@ -338,14 +338,26 @@ int sm_version(const std::string& arch) {
 // registers a thread, "insufficient registers" for a wgmma).
 int warpgroup_registers(const Candidate& c) { return c.bn / 2 + 48; }
 
+// A loader warpgroup of cp.async copies (a warp-specialised tile whose A comes by no tensor map)
+// runs under the block's register cap too: at 80 registers a thread its pixel copies spill
+// (NCHW 1x1 64->256 on wg128x64p/ws+s16, three blocks of 256 threads: 876 bytes of spill
+// stores, ptxas sm_90a; with them 230 us against the heuristic tile's 52.8 on an H100,
+// docs/PERF_NOTES.md v43), none at two blocks' 128 (98 used); receptive fields need about 120.
+constexpr int kCopyLoaderRegisters = 120;
+
+// The registers a thread of the tile needs (0: no floor beyond the register cap's).
+int registers_needed(const Candidate& c, const Config& cfg) {
+  const int multiply = c.warpgroup ? warpgroup_registers(c) : 0;
+  return cfg.warp_specialized && !cfg.tma_a ? std::max(multiply, kCopyLoaderRegisters) : multiply;
+}
+
 // Blocks of a tile resident on one multiprocessor: its register cap, or fewer where shared
-// memory allows fewer (228 KB per SM, 1 KB of it reserved per block), or, for wgmma tiles,
-// where the registers a thread would get (65536 a multiprocessor, in steps of 8) fall short of
-// warpgroup_registers.
+// memory allows fewer (228 KB per SM, 1 KB of it reserved per block), or where the registers a
+// thread would get (65536 a multiprocessor, in steps of 8) fall short of registers_needed.
 int resident_blocks(const Candidate& c, const Config& cfg) {
   const int by_smem = std::max(1, kSharedPerSm / (cfg.shared_bytes + kSharedReservedPerBlock));
   int blocks = std::min(c.min_blocks, by_smem);
-  while (c.warpgroup && blocks > 1 && (65536 / (cfg.threads * blocks)) / 8 * 8 < warpgroup_registers(c)) --blocks;
+  while (blocks > 1 && (65536 / (cfg.threads * blocks)) / 8 * 8 < registers_needed(c, cfg)) --blocks;
   return blocks;
 }
 

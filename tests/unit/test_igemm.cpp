@@ -1265,6 +1265,50 @@ TEST_CASE("igemm: persistent sweep tiles: staging apart from the pipeline, resid
     CHECK(c.tile.min_blocks == (layout == Layout::nhwc ? 2 : 1));
     CHECK(65536 / (c.threads * c.tile.min_blocks) / 8 * 8 >= 128 / 2 + 48);
   }
+  // wg128x64p/ws+s16 on the same layer: three blocks' shared memory fits, and the m64n64
+  // wgmma needs 80 registers, but on NCHW x the loaders are a cp.async warpgroup (256 threads),
+  // which spilled 876 bytes under three blocks' 80 registers a thread: two blocks. On NHWC
+  // both operands come by tensor map (one loader warp, 160 threads): three.
+  for (Layout layout : {Layout::nhwc, Layout::nchw}) {
+    auto plan = make_plan(reference_layer(DataType::half, layout, 64, 56, 256, 1));
+    const igemm::Config c = ConvImplicitGemmSolver::config_for(*plan, sm90(), "wg128x64p/ws+s16");
+    CAPTURE(c.describe());
+    REQUIRE(c.warp_specialized);
+    CHECK(c.tma_a == (layout == Layout::nhwc));
+    CHECK(3 * (c.shared_bytes + 1024) <= 228 * 1024);
+    CHECK(c.threads == (layout == Layout::nhwc ? 160 : 256));
+    CHECK(c.tile.min_blocks == (layout == Layout::nhwc ? 3 : 2));
+    CHECK(c.grid_x == 132 * c.tile.min_blocks);
+  }
+}
+
+// Every warp-specialised tile whose A loaders are a cp.async warpgroup leaves them at least 120
+// registers a thread (their receptive fields spill under less), on every reference layer.
+TEST_CASE("igemm: warp-specialised tiles leave cp.async loaders their registers") {
+  struct Layer {
+    int c, hw, k, r;
+  } layers[] = {{64, 56, 256, 1}, {64, 56, 64, 3}, {256, 14, 256, 3}, {256, 56, 128, 1}, {1024, 14, 256, 1},
+                {2048, 7, 512, 1}, {64, 56, 64, 1}, {128, 28, 512, 1}};
+  const char* tiles[] = {"wg128x128/ws",      "wg128x64/ws",       "wg64x128/ws",       "wg128x256/ws",
+                         "wg256x128/ws",      "wg192x128/ws",      "wg128x128p/ws+s16", "wg128x64p/ws+s16",
+                         "wg64x128p/ws+s16",  "wg128x256p/ws+s16", "wg192x128p/ws+s16", "wg128x64p/ws+s16+st2",
+                         "wg128x64p/ws+im2col+s16"};
+  int loader_warpgroups = 0;
+  for (DataType t : {DataType::half, DataType::bfloat16}) {
+    for (Layout layout : {Layout::nhwc, Layout::nchw}) {
+      for (const Layer& l : layers) {
+        auto plan = make_plan(reference_layer(t, layout, l.c, l.hw, l.k, l.r));
+        for (const char* tile : tiles) {
+          const igemm::Config c = ConvImplicitGemmSolver::config_for(*plan, sm90(), tile);
+          if (!c.warp_specialized || c.tma_a) continue;
+          CAPTURE(c.describe());
+          ++loader_warpgroups;
+          CHECK(65536 / (c.threads * c.tile.min_blocks) / 8 * 8 >= 120);
+        }
+      }
+    }
+  }
+  CHECK(loader_warpgroups > 50);
 }
 
 TEST_CASE("igemm: /st<N> caps the pipeline stages: two for warp-specialised tiles, three for other wgmma ones") {
