@@ -186,7 +186,8 @@ TEST_CASE("igemm: applies to 2-D fp16/bf16/fp32 convolutions with pointwise chai
 
     // A 2-channel input under a filter 65536 wide: the width fold's re-laid x would be
     // 2^30 * 2^20 * 1 * 2^17 values, past 2^63 bytes. Found as a signed overflow (UBSan, the
-    // sanitizer build) by the search that is now test_reliability_extreme_shapes.cpp; the fold is refused and the kernels are still specified.
+    // sanitizer build) by the search that is now test_reliability_extreme_shapes.cpp; the fold
+    // is refused and the kernels are still specified.
     auto stem = std::make_unique<FusionPlan>(FusionDirection::vertical,
                                              TensorDesc::packed(DataType::half, {1 << 30, 2, 1 << 20, 2}, Layout::nchw));
     ConvDesc wide_filter;
