@@ -1044,6 +1044,12 @@ std::vector<Layer> layers_where(std::vector<Layer> from, Keep keep) {
   return from;
 }
 
+// The wgmma layers a pixels x channels map cannot read (3x3, and 1x1 with stride 2): A comes by
+// im2col tensor map or the loader warpgroup's cp.async.
+std::vector<Layer> im2col_layers() {
+  return layers_where(wgmma_layers(), [](const Shape& s) { return s.r == 3 || s.stride == 2; });
+}
+
 // Not part of the regular suite: x's re-layout before the GEMM ("/serial") and beside it
 // ("/stream"), on the heuristic's tile for each NCHW 3x3 layer (the 7x7 one cannot stream: its
 // planes take the shared tile): the data behind igemm::Config::stream_input's rule
@@ -1067,17 +1073,8 @@ TEST_CASE("igemm: tile sweep of the NCHW 1x1 layers of GEMM K 128-512" * doctest
 // on the layers a pixels x channels map cannot read (3x3, and 1x1 with stride 2), each layer's
 // v14 choice first.
 TEST_CASE("igemm: tile sweep of the im2col tensor maps" * doctest::skip()) {
-  const std::vector<Layer> layers = {
-      {"3x3 64->64 56x56", DataType::half, {64, 64, 56, 56, 64, 3, 3, 1, 1}, 0},
-      {"3x3 128->128 56 s2", DataType::half, {64, 128, 56, 56, 128, 3, 3, 1, 2}, 0},
-      {"3x3 128->128 28x28", DataType::half, {64, 128, 28, 28, 128, 3, 3, 1, 1}, 0},
-      {"3x3 256->256 28 s2", DataType::half, {64, 256, 28, 28, 256, 3, 3, 1, 2}, 0},
-      {"3x3 256->256 14x14", DataType::half, {64, 256, 14, 14, 256, 3, 3, 1, 1}, 0},
-      {"3x3 512->512 14 s2", DataType::half, {64, 512, 14, 14, 512, 3, 3, 1, 2}, 0},
-      {"3x3 512->512 7x7", DataType::half, {64, 512, 7, 7, 512, 3, 3, 1, 1}, 0},
-      {"1x1 256->512 56 s2", DataType::half, {64, 256, 56, 56, 512, 1, 1, 0, 2}, 0},
-      {"1x1 512->1024 28 s2", DataType::half, {64, 512, 28, 28, 1024, 1, 1, 0, 2}, 0},
-  };
+  std::vector<Layer> layers = {{"3x3 64->64 56x56", DataType::half, {64, 64, 56, 56, 64, 3, 3, 1, 1}, 0}};
+  for (const Layer& l : im2col_layers()) layers.push_back(l);
   sweep_tiles(layers, {"wg192x128/ws+s16", "wg192x128/ws+im2col+s16", "wg128x128/ws+s16", "wg128x128/ws+im2col+s16",
                        "wg128x64p/ws+im2col+s16", "wg128x128p/ws+im2col+s16", "128x64k64/s16", "128x128/s16"});
 }
@@ -1098,10 +1095,8 @@ TEST_CASE("igemm: tile sweep of the persistent warp-specialised tiles" * doctest
 // wg128x128/ws on 2048->512 7x7, wg128x256 on 512->256 28x28 and 256->1024 14x14, wg64x128 on
 // 512->2048 7x7). With 16-bit staging wg128x256p fits three stages (217 KB).
 TEST_CASE("igemm: tile sweep on the compute-bound 1x1 layers: persistent warp-specialised tiles" * doctest::skip()) {
-  std::vector<Layer> layers;
-  for (const Layer& l : wgmma_layers()) {
-    if (l.shape.r == 1 && l.shape.stride == 1) layers.push_back(l);
-  }
+  const std::vector<Layer> layers =
+      layers_where(wgmma_layers(), [](const Shape& s) { return s.r == 1 && s.stride == 1; });
   sweep_tiles(layers, {"wg192x128/ws+s16", "wg128x128/ws+s16", "wg128x256/s16", "wg64x128/s16", "wg128x128p/ws+s16",
                        "wg128x256p/ws+s16", "wg64x128p/ws+s16", "wg128x64p/ws+s16", "wg192x128p/ws+s16",
                        "wg128x128/sk+s16"});  // /sk: stream-K (the 7x7 layers' partly empty waves)
@@ -1111,17 +1106,7 @@ TEST_CASE("igemm: tile sweep on the compute-bound 1x1 layers: persistent warp-sp
 // heuristic's two im2col tiles (wg192x128/ws, wg128x128p/ws) on the 3x3 and strided 1x1 layers
 // of N >= 128, channels-last.
 TEST_CASE("igemm: tile sweep of the persistent 192-row im2col tile" * doctest::skip()) {
-  const std::vector<Layer> layers = {
-      {"3x3 128->128 56 s2", DataType::half, {64, 128, 56, 56, 128, 3, 3, 1, 2}, 0},
-      {"3x3 128->128 28x28", DataType::half, {64, 128, 28, 28, 128, 3, 3, 1, 1}, 0},
-      {"3x3 256->256 28 s2", DataType::half, {64, 256, 28, 28, 256, 3, 3, 1, 2}, 0},
-      {"3x3 256->256 14x14", DataType::half, {64, 256, 14, 14, 256, 3, 3, 1, 1}, 0},
-      {"3x3 512->512 14 s2", DataType::half, {64, 512, 14, 14, 512, 3, 3, 1, 2}, 0},
-      {"3x3 512->512 7x7", DataType::half, {64, 512, 7, 7, 512, 3, 3, 1, 1}, 0},
-      {"1x1 256->512 56 s2", DataType::half, {64, 256, 56, 56, 512, 1, 1, 0, 2}, 0},
-      {"1x1 512->1024 28 s2", DataType::half, {64, 512, 28, 28, 1024, 1, 1, 0, 2}, 0},
-      {"1x1 1024->2048 14 s2", DataType::half, {64, 1024, 14, 14, 2048, 1, 1, 0, 2}, 0},
-  };
+  const std::vector<Layer> layers = im2col_layers();
   sweep_tiles(layers, {"wg192x128/ws+im2col+s16", "wg128x128p/ws+im2col+s16", "wg192x128p/ws+im2col+s16"},
               {Lay::nhwc});
 }
