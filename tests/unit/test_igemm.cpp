@@ -118,6 +118,10 @@ bool declares(const rt::KernelRequest& r, const std::string& line) {
   return found;
 }
 
+// The registers a thread of the tile gets with its resident blocks on one multiprocessor
+// (65536 a multiprocessor, allocated in steps of 8).
+int registers_a_thread(const igemm::Config& c) { return 65536 / (c.threads * c.tile.min_blocks) / 8 * 8; }
+
 }  // namespace
 
 TEST_CASE("igemm: applies to 2-D fp16/bf16/fp32 convolutions with pointwise chains, with reasons otherwise") {
@@ -1264,7 +1268,7 @@ TEST_CASE("igemm: persistent sweep tiles: staging apart from the pipeline, resid
     CHECK(2 * (c.shared_bytes + 1024) <= 228 * 1024);
     CHECK(c.threads == (layout == Layout::nhwc ? 288 : 384));
     CHECK(c.tile.min_blocks == (layout == Layout::nhwc ? 2 : 1));
-    CHECK(65536 / (c.threads * c.tile.min_blocks) / 8 * 8 >= 128 / 2 + 48);
+    CHECK(registers_a_thread(c) >= 128 / 2 + 48);
   }
   // wg128x64p/ws+s16 on the same layer: three blocks' shared memory fits, and the m64n64
   // wgmma needs 80 registers, but on NCHW x the loaders are a cp.async warpgroup (256 threads),
@@ -1304,7 +1308,7 @@ TEST_CASE("igemm: warp-specialised tiles leave cp.async loaders their registers"
           if (!c.warp_specialized || c.tma_a) continue;
           CAPTURE(c.describe());
           ++loader_warpgroups;
-          CHECK(65536 / (c.threads * c.tile.min_blocks) / 8 * 8 >= 120);
+          CHECK(registers_a_thread(c) >= 120);
         }
       }
     }
