@@ -30,6 +30,10 @@
 // from the reduce to the normalise, the first Tiling::held_in_registers units in registers and
 // the rest in dynamic shared memory (copied there by cp.async): x is read once, and all of a
 // thread's loads are in flight together.
+// With Tiling::persistent (one partial, fewer blocks than column tiles: columns that only a
+// block of 1024 threads can hold) block b takes column tiles b, b + gridDim.x, ... and, holding
+// x, loads the next tile's units while it normalises the current one: its loads overlap its
+// stores, and no block waits for another.
 //
 // hf_plan.h provides: data_t, param_t, XGeom, YGeom, Tiling, kRunningStats, Epilogue.
 #include "common/column_tiling.h"
@@ -71,6 +75,12 @@ constexpr int kMinBlocksPerMultiprocessor = Tiles::threads <= 1024 ? 1024 / Tile
 static_assert(Tiling::partials == 1 || Tiles::rows > 1, "several partials need several rows");
 static_assert(!Tiling::exchange || (Tiling::partials > 1 && !Tiling::plane_groups && !Tiling::apply_merges),
               "the exchange is for several partials walked along the plane");
+static_assert(!Tiling::persistent || (Tiling::partials == 1 && Tiling::tile_columns == 1 && !Tiling::plane_groups &&
+                                       !Tiling::exchange),
+              "persistent blocks walk one whole column at a time along the plane (every tile below the "
+              "column tiles is a valid column)");
+
+constexpr index_t kColumnTiles = (Tiles::columns + Tiling::tile_columns - 1) / Tiling::tile_columns;
 
 // Whether the walk of V-value units holds the thread's share (Held) between the reduce and the
 // normalise: the host's choice, for the vector walks of a one-partial tiling.
@@ -143,13 +153,19 @@ HF_DEVICE index_t held_row(const Place& p, int k) {
   return p.row_begin + (static_cast<index_t>(k) * Tiling::tile_rows + p.row_lane) * V;
 }
 
-// Loads every unit k of this thread (x's element offset(k), if valid(k)) into `held` at once,
-// then passes each one's values to add(): those in registers first, while the shared ones land.
-template <int V, class Offset, class Valid, class Add>
-HF_DEVICE void load_held(const hf::BnForwardArgs& args, Held<V>& held, Offset offset, Valid valid, Add add) {
+// Starts the loads of every unit k of this thread (x's element offset(k), if valid(k)) into
+// `held` at once.
+template <int V, class Offset, class Valid>
+HF_DEVICE void start_held(const hf::BnForwardArgs& args, Held<V>& held, Offset offset, Valid valid) {
 #pragma unroll
   for (int k = 0; k < kHeld; ++k) held.load(k, args.x, offset(k), valid(k));
   hf::cp_async_commit();
+}
+
+// Passes the values of each unit that start_held loaded to add(), as they land: those in
+// registers first, while the shared ones land.
+template <int V, class Valid, class Add>
+HF_DEVICE void add_held(const Held<V>& held, Valid valid, Add add) {
 #pragma unroll
   for (int k = 0; k < kHeldInRegisters; ++k) {
     if (valid(k)) add(held.get(k));
@@ -161,21 +177,51 @@ HF_DEVICE void load_held(const hf::BnForwardArgs& args, Held<V>& held, Offset of
   }
 }
 
+template <int V, class Offset, class Valid, class Add>
+HF_DEVICE void load_held(const hf::BnForwardArgs& args, Held<V>& held, Offset offset, Valid valid, Add add) {
+  start_held<V>(args, held, offset, valid);
+  add_held<V>(held, valid, add);
+}
+
+// Whether unit k of this thread's share of p lies in its partial (the held walk along the
+// plane; p itself is valid).
+template <int V>
+HF_DEVICE bool held_valid(const Place& p, int k) {
+  return held_row<V>(p, k) < p.row_end;
+}
+
+// Starts the loads of this thread's share of p into `held` (the held walk along the plane; p is
+// valid).
+template <int V>
+HF_DEVICE void start_held_rows(const hf::BnForwardArgs& args, Held<V>& held, const Place& p) {
+  const XOffsets x(p.column);
+  start_held<V>(
+      args, held, [&](int k) { return x(held_row<V>(p, k)); }, [&](int k) { return held_valid<V>(p, k); });
+}
+
+// thread_moments over the units of p that start_held_rows loaded into `held`. The shift is the
+// thread's first value, in registers, so that no load of its own waits before the sums.
+template <int V>
+HF_DEVICE hf::Moments<float> held_rows_moments(const Place& p, const Held<V>& held) {
+  static_assert(kHeldInRegisters > 0, "the shift is read from the units in registers");
+  // Every thread waits for its copies, even with nothing to add: none is left in flight.
+  hf::ShiftedSums sums(held_valid<V>(p, 0) ? held.get(0).v[0] : 0.0f);
+  int values = 0;
+  add_held<V>(held, [&](int k) { return held_valid<V>(p, k); },
+              [&](const hf::Values<V>& in) {
+                sums.add(in.v);
+                values += V;
+              });
+  sums.sums.end_batch_values<false>(values);  // at most kHeld * V values: one fp32 run
+  return sums.moments();
+}
+
 // thread_moments over units loaded all at once into `held`.
 template <int V>
 HF_DEVICE hf::Moments<float> held_moments(const hf::BnForwardArgs& args, const Place& p, Held<V>& held) {
-  if (!p.valid) return {0.0f, 0.0f, 0.0f};
-  const XOffsets x(p.column);
-  hf::ShiftedSums sums(hf::load_float<data_t>(args.x, x(0)));
-  int values = 0;
-  load_held<V>(
-      args, held, [&](int k) { return x(held_row<V>(p, k)); }, [&](int k) { return held_row<V>(p, k) < p.row_end; },
-      [&](const hf::Values<V>& in) {
-        sums.add(in.v);
-        values += V;
-      });
-  sums.sums.end_batch_values<false>(values);  // at most kHeld * V values: one fp32 run
-  return sums.moments();
+  if (!p.valid) return {0.0f, 0.0f, 0.0f};  // before the loads, not in their predicates: 0 spills, not 120 bytes
+  start_held_rows<V>(args, held, p);
+  return held_rows_moments<V>(p, held);
 }
 
 // This thread's moments by the walk the tiling takes: held_moments where it holds x.
@@ -212,10 +258,12 @@ HF_DEVICE float write_statistics(const hf::BnForwardArgs& args, index_t column, 
 }
 
 // y over this thread's rows of the block's partial, last rows first; with Holds, from `held`
-// (held_moments) instead of x.
+// (held_moments) instead of x, and with `prefetch`, each unit's slot then starts loading the
+// unit of `next` (start_held_rows). (`next` by reference, not as a pointer that may be null:
+// that put the place in local memory.)
 template <int V, bool Holds = false>
 HF_DEVICE void normalize(const hf::BnForwardArgs& args, const Place& p, float mean, float inv_std,
-                         const Held<V>* held = nullptr) {
+                         Held<V>* held = nullptr, bool prefetch = false, const Place& next = {}) {
   if (!p.valid) return;
   const index_t i = Tiles::parameter_index(p.column);
   const float scale = hf::load_float<param_t>(args.scale, i) * inv_std;
@@ -235,10 +283,14 @@ HF_DEVICE void normalize(const hf::BnForwardArgs& args, const Place& p, float me
     hf::store_values<data_t, V>(args.y, y_offset, out);
   };
   if constexpr (Holds) {
+    const XOffsets x_next(next.column);
 #pragma unroll
     for (int k = 0; k < kHeld; ++k) {
       if (held_row<V>(p, k) < p.row_end) write(held_row<V>(p, k), held->get(k));
+      // The store above took the slot's values, so the load may overwrite it.
+      if (prefetch) held->load(k, args.x, x_next(held_row<V>(next, k)), held_valid<V>(next, k));
     }
+    if (prefetch) hf::cp_async_commit();
   } else {
     const XOffsets x(p.column);
     Tiles::for_each_row<V, true, kBatch<V>>(
@@ -254,8 +306,41 @@ HF_DEVICE void write_partial(const hf::BnForwardArgs& args, const Place& p, cons
   out[2] = m.m2;
 }
 
+// Tiling::persistent: the block's column tiles blockIdx.x, + gridDim.x, ... in one pass each;
+// holding x, it starts the next tile's loads as it normalises (the scalar walk of misaligned
+// pointers reads x again instead).
+template <int V>
+HF_DEVICE void persistent_phase(const hf::BnForwardArgs& args, Shared& shared) {
+  if (blockIdx.x >= kColumnTiles) return;  // the host launches at most one block a tile
+  Held<V> held;  // unused unless kHolds<V>
+  Place p = Tiles::place_at(blockIdx.x, 0);
+  if constexpr (kHolds<V>) start_held_rows<V>(args, held, p);
+  for (unsigned tile = blockIdx.x; tile < kColumnTiles; tile += gridDim.x) {
+    const unsigned next_tile = tile + gridDim.x;
+    Place next = Tiles::place_at(next_tile, 0);
+    // Else the rows' offsets, the same for every tile, are hoisted out of the loop: 13 units'
+    // worth of registers, which spilled 100 bytes (fp32, sm_90).
+    next.row_lane = hf::opaque(next.row_lane);
+    hf::Moments<float> own;
+    if constexpr (kHolds<V>) {
+      own = held_rows_moments<V>(p, held);
+    } else {
+      own = thread_moments<V>(args, p);
+    }
+    const hf::Moments<float> m = Tiles::reduce_rows(p, own, shared.moments);
+    if (p.valid && p.row_lane == 0) shared.inv_std[p.column_lane] = write_statistics(args, p.column, m.mean, m.m2);
+    __syncthreads();  // the next tile's statistics are written after reduce_rows' barriers: no second one
+    normalize<V, kHolds<V>>(args, p, m.mean, shared.inv_std[p.column_lane], &held, next_tile < kColumnTiles, next);
+    p = next;
+  }
+}
+
 template <int V>
 HF_DEVICE void reduce_phase(const hf::BnForwardArgs& args, Shared& shared) {
+  if constexpr (Tiling::persistent) {
+    persistent_phase<V>(args, shared);
+    return;
+  }
   const Place p = Tiles::place();
   Held<V> held;  // unused unless kHolds<V>
   const hf::Moments<float> m = Tiles::reduce_rows(p, walk_moments<V>(args, p, held), shared.moments);
@@ -317,7 +402,6 @@ HF_DEVICE void apply_phase(const hf::BnForwardArgs& args, Shared& shared) {
 
 // Counter slots after the per-column-tile counts (ready_counters.h's layout, columns for
 // images): the next ticket, then the retired blocks.
-constexpr index_t kColumnTiles = (Tiles::columns + Tiling::tile_columns - 1) / Tiling::tile_columns;
 constexpr index_t kTicketSlot = kColumnTiles;
 static_assert(hf::kReadyCounterSlots == 2, "the ticket's slot and retire_ready's");
 constexpr unsigned kExchangeBlocks = static_cast<unsigned>(kColumnTiles * Tiling::partials);

@@ -73,6 +73,12 @@ HF_DEVICE void trap() { __trap(); }
 // |b| in [2^-126, 2^126] only (0 above), so both operands are scaled by 2^-2: exact, but for
 // |a| < 2^-124, whose quotient is below 2^-104 for the callers' |b| >= 1e-6 anyway.
 HF_DEVICE float divide(float a, float b) { return __fdividef(0.25f * a, 0.25f * b); }
+// v, which the compiler can no longer assume it knows: what a loop derives from it is computed
+// in the loop, not hoisted out of it and kept in registers across it.
+HF_DEVICE int opaque(int v) {
+  asm volatile("" : "+r"(v));
+  return v;
+}
 }  // namespace hf
 #elif defined(HIPFUSE_PLATFORM_AMD)
 #include <hip/hip_bf16.h>
@@ -112,6 +118,10 @@ HF_DEVICE void pause() { __builtin_amdgcn_s_sleep(1); }
 HF_DEVICE void fence_async_global() {}  // no tensor-map copies
 HF_DEVICE void trap() { __builtin_trap(); }
 HF_DEVICE float divide(float a, float b) { return a / b; }  // no slow-path call here
+HF_DEVICE int opaque(int v) {
+  asm volatile("" : "+v"(v));
+  return v;
+}
 }  // namespace hf
 #else
 #error "hipfuse kernels need HIPFUSE_PLATFORM_NVIDIA or HIPFUSE_PLATFORM_AMD"

@@ -31,6 +31,11 @@ constexpr std::int64_t kHeldSharedBytes = 40 * 1024;
 // The kernel keeps 2-byte vectors as loaded (4 registers each) and unpacks them when read; the
 // budgets count the floats they unpack to all the same: 4 fp16 vectors left a 16-24 byte frame.
 constexpr std::int64_t kExchangeRegisterValues = 16;
+// Persistent blocks (BnTiling::persistent): 1024 threads, one block a multiprocessor, holding a
+// whole column (kHeldRegisterValues in registers, the rest in the shared memory a block may
+// have, less kStaticSharedBytes for the kernel's own: its fp64 merge scratch, 24 bytes a thread).
+constexpr int kPersistentThreads = 1024;
+constexpr std::int64_t kStaticSharedBytes = 32 * 1024;
 constexpr std::int64_t kMinRowsPerThread = 4;  // below this, more partials cost more than they give
 constexpr std::int64_t kMaxRowsPerPartial = std::int64_t{1} << 24;  // counts stay exact in fp32
 constexpr int kMaxTileColumns = 32;
@@ -117,6 +122,7 @@ std::int64_t units_per_thread(const BnTiling& t, std::int64_t images, std::int64
 }  // namespace
 
 dim3 BnTiling::grid() const {
+  if (persistent) return dim3(static_cast<unsigned>(persistent_blocks));
   return dim3(static_cast<unsigned>(ceil_div(columns, tile_columns)), static_cast<unsigned>(partials));
 }
 
@@ -132,7 +138,8 @@ std::size_t BnTiling::scratch_bytes(int fields) const {
          sizeof(float);
 }
 
-BnTiling choose_bn_tiling(const TensorDesc& x, BatchNormMode mode, const Target& target, BnKernel kernel) {
+BnTiling choose_bn_tiling(const TensorDesc& x, BatchNormMode mode, const Target& target, BnKernel kernel,
+                          BnPersistence persistence) {
   BnTiling t;
   const std::int64_t n = x.lengths[0], c = x.lengths[1], s = spatial_size(x);
   const bool channels_inner = channels_innermost(x) || s == 1;
@@ -173,6 +180,30 @@ BnTiling choose_bn_tiling(const TensorDesc& x, BatchNormMode mode, const Target&
       t.held_in_registers = static_cast<int>(in_registers);
     }
   }
+  // Forward training over vector-walked planes whose column does not fit the held walk of 256
+  // threads but fits one block of kPersistentThreads, at least two such columns a
+  // multiprocessor: persistent blocks, whose loads of the next column overlap the stores of
+  // this one, x read once, no block waiting for another (the exchange's loss, below).
+  const std::int64_t sms = multiprocessors_of(target);
+  const bool persistent_wanted = persistence == BnPersistence::wherever_fits ||
+                                 (persistence == BnPersistence::heuristic && t.held_units == 0 && t.columns >= 2 * sms);
+  if (kernel == BnKernel::forward_training && t.spatial && !channels_inner && !t.plane_groups && persistent_wanted &&
+      plane_vectors_fit(x, lanes)) {
+    const std::int64_t units = ceil_div(t.rows, lanes * kPersistentThreads);
+    const std::int64_t in_registers = std::min(units, kHeldRegisterValues / lanes);
+    const auto shared_limit = static_cast<std::int64_t>(shared_per_block_of(target)) - kStaticSharedBytes;
+    if ((units - in_registers) * kPersistentThreads * 16 <= shared_limit) {
+      t.persistent = true;
+      t.persistent_blocks = static_cast<int>(std::min(t.columns, sms));
+      t.tile_columns = 1;
+      t.tile_rows = kPersistentThreads;
+      t.partials = 1;
+      t.rows_per_partial = t.rows;
+      t.early_start = false;  // one launch
+      t.held_units = static_cast<int>(units);
+      t.held_in_registers = static_cast<int>(in_registers);
+    }
+  }
   // Forward training over vector-walked planes whose column does not fit one held partial, x
   // larger than the L2 (else the second pass reads x from the L2 anyway): the exchange, with
   // partials small enough to hold (rows_per_partial <= held_rows) and at least as many as the
@@ -186,7 +217,7 @@ BnTiling choose_bn_tiling(const TensorDesc& x, BatchNormMode mode, const Target&
       x_bytes > l2_bytes_of(target) && plane_vectors_fit(x, lanes)) {
     const std::int64_t register_units = kExchangeRegisterValues / lanes;
     const std::int64_t held_rows = (register_units + kHeldSharedBytes / (t.threads() * 16)) * lanes * t.tile_rows;
-    const std::int64_t most = multiprocessors_of(target);
+    const std::int64_t most = sms;
     const std::int64_t p = std::max(ceil_div(t.rows, held_rows), std::min<std::int64_t>(t.partials, most));
     if (p > 1 && p <= most) {
       t.exchange = true;
@@ -216,6 +247,7 @@ void emit_tiling(PlanHeader& h, const BnTiling& t) {
   h.line(std::string("  static constexpr bool plane_groups = ") + (t.plane_groups ? "true" : "false") + ";");
   h.line("  static constexpr int held_units = " + std::to_string(t.held_units) + ";");
   h.line("  static constexpr int held_in_registers = " + std::to_string(t.held_in_registers) + ";");
+  h.line(std::string("  static constexpr bool persistent = ") + (t.persistent ? "true" : "false") + ";");
   h.line("};");
 }
 

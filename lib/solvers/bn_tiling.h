@@ -29,6 +29,11 @@ struct BnTiling {
   bool plane_groups = false;    // spatial NCHW planes vectors do not tile: tile_columns channels walked together
   int held_units = 0;           // forward training, one partial or exchange: the vector units a thread holds from reduce to normalise (0: none)
   int held_in_registers = 0;    // of which in registers; the rest in dynamic shared memory
+  // Forward training, one partial whose column only a block of kPersistentThreads can hold: that
+  // many blocks (one a multiprocessor), each walking column tiles b, b + blocks, ... and loading
+  // the next tile while it normalises this one (kernels/bn_forward_training.hip).
+  bool persistent = false;
+  int persistent_blocks = 0;
   std::int64_t columns = 0, rows = 0, rows_per_partial = 0;
   // The finalize and apply phases start early (rt::launch_kernel), where the target can.
   bool early_start = false;
@@ -49,8 +54,14 @@ struct BnTiling {
 // Which BN training kernel a tiling is for.
 enum class BnKernel { forward_training, backward };
 
+// Where forward training's persistent blocks (BnTiling::persistent) are taken: where the
+// heuristic takes them, nowhere, or wherever a column fits one (development: the
+// HIPFUSE_BN_PERSISTENT variable, bn_training_solver.cpp).
+enum class BnPersistence { heuristic, never, wherever_fits };
+
 // The tiling for BN over `x` in `mode` on `target`, for `kernel`.
-BnTiling choose_bn_tiling(const TensorDesc& x, BatchNormMode mode, const Target& target, BnKernel kernel);
+BnTiling choose_bn_tiling(const TensorDesc& x, BatchNormMode mode, const Target& target, BnKernel kernel,
+                          BnPersistence persistence = BnPersistence::heuristic);
 
 // `struct Tiling { ... };` for ColumnTiling.
 void emit_tiling(PlanHeader& header, const BnTiling& tiling);

@@ -1,5 +1,6 @@
 #include "solvers/bn_training_solver.h"
 
+#include "common/env.h"
 #include "common/kernel_args.h"
 #include "solvers/bn_tiling.h"
 #include "solvers/chain_binding.h"
@@ -23,8 +24,18 @@ std::vector<const FusionOp*> epilogue_ops(const FusionPlan& plan) {
   return ops;
 }
 
+// HIPFUSE_BN_PERSISTENT (development): "0" never takes persistent blocks, "1" wherever a column
+// fits one; anything else, or unset, leaves the heuristic's choice.
+BnPersistence persistence_from_environment() {
+  const auto value = env::get("HIPFUSE_BN_PERSISTENT");
+  if (value == "0") return BnPersistence::never;
+  if (value == "1") return BnPersistence::wherever_fits;
+  return BnPersistence::heuristic;
+}
+
 BnTiling tiling_for(const FusionPlan& plan, const Target& target) {
-  return choose_bn_tiling(plan.input(), bn_op(plan).mode, target, BnKernel::forward_training);
+  return choose_bn_tiling(plan.input(), bn_op(plan).mode, target, BnKernel::forward_training,
+                          persistence_from_environment());
 }
 
 rt::KernelRequest request_for(const FusionPlan& plan, const BnTiling& tiling) {
@@ -100,6 +111,7 @@ std::unique_ptr<Invoker> BnTrainingSolver::build(const FusionPlan& plan, const T
                                                  std::vector<rt::CompileReport>& reports) const {
   const BnTiling tiling = tiling_for(plan, target);
   auto kernel = load_kernel(request_for(plan, tiling), target, reports);
+  allow_dynamic_shared(*kernel, tiling.shared_bytes());
   std::unique_ptr<DeviceScratch> scratch;
   if (tiling.partials > 1) scratch = std::make_unique<DeviceScratch>(target.device, tiling.scratch_bytes(kPartialFields));
   std::unique_ptr<DeviceScratch> counters;

@@ -21,8 +21,6 @@ namespace hipfuse {
 
 namespace {
 
-constexpr std::size_t kSharedOptinSm90 = 227 * 1024;
-constexpr std::size_t kDefaultDynamicShared = 48 * 1024;
 
 igemm::Elem elem_of(DataType t) {
   switch (t) {
@@ -97,11 +95,6 @@ rt::SourceFile plan_header(const FusionPlan& plan, const PlanParts& parts, const
   emit_chain(h, "Prologue", config.pack_input ? std::vector<const FusionOp*>{} : parts.prologue, 0, "XGeom");
   emit_chain(h, "Epilogue", parts.epilogue, static_cast<int>(parts.prologue.size()), "YGeom");
   return h.file();
-}
-
-std::size_t max_dynamic_shared(const Target& target) {
-  if (target.device >= 0 && target.shared_per_block > 0) return target.shared_per_block;
-  return kSharedOptinSm90;  // offline: the architectures this family targets have at least this
 }
 
 // An operand read by tensor-map copies (igemm::Config::tma_a / tma_b): the 2-D matrix that
@@ -369,7 +362,7 @@ igemm::Config ConvImplicitGemmSolver::config_for(const FusionPlan& plan, const T
   // HIPFUSE_IGEMM_TILE (development): every plan's tile and modes, as the tile sweep names them.
   const auto forced = force_tile.empty() ? env::get("HIPFUSE_IGEMM_TILE") : std::nullopt;
   igemm::Config c = igemm::choose_config(*p, multiprocessors_of(target), forced.value_or(force_tile), warpgroup);
-  const std::size_t limit = max_dynamic_shared(target);
+  const std::size_t limit = shared_per_block_of(target);
   if (static_cast<std::size_t>(c.shared_bytes) > limit) {
     // A device with less shared memory than the tile wants: the smallest tile always fits.
     c = igemm::choose_config(*p, multiprocessors_of(target), c.kernel == igemm::Kernel::matrix ? "64x64" : "simt64x64",
@@ -468,9 +461,7 @@ std::unique_ptr<Invoker> ConvImplicitGemmSolver::build_with(const FusionPlan& pl
                                                             std::vector<rt::CompileReport>& reports) {
   const PlanParts parts = split_at_convolution(plan);
   auto kernel = load_kernel(request_for(plan, config), target, reports);
-  if (static_cast<std::size_t>(config.shared_bytes) > kDefaultDynamicShared) {
-    rt::set_max_dynamic_shared_memory(kernel->function(), config.shared_bytes);
-  }
+  allow_dynamic_shared(*kernel, static_cast<std::size_t>(config.shared_bytes));
   ConvImplicitGemmInvoker::Packing packing;
   const TensorDesc w = gemm_weights(conv_of(parts), config);
   const TensorDesc x = gemm_input(parts.conv->input, parts.conv->output, config);

@@ -25,6 +25,17 @@ std::size_t l2_bytes_of(const Target& target) {
   return target.l2_bytes > 0 ? target.l2_bytes : kH200L2Bytes;
 }
 
+std::size_t shared_per_block_of(const Target& target) {
+  constexpr std::size_t kH200SharedPerBlock = 227 * 1024;
+  if (target.device >= 0 && target.shared_per_block > 0) return target.shared_per_block;
+  return kH200SharedPerBlock;
+}
+
+void allow_dynamic_shared(const rt::Kernel& kernel, std::size_t bytes) {
+  constexpr std::size_t kDefaultDynamicShared = 48 * 1024;
+  if (bytes > kDefaultDynamicShared) rt::set_max_dynamic_shared_memory(kernel.function(), static_cast<int>(bytes));
+}
+
 std::int64_t ceil_div(std::int64_t a, std::int64_t b) { return (a + b - 1) / b; }
 
 DeviceScratch::DeviceScratch(int device, std::size_t bytes) {

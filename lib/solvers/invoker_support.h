@@ -22,6 +22,12 @@ std::shared_ptr<const rt::Kernel> load_kernel(const rt::KernelRequest& request, 
 int multiprocessors_of(const Target& target);
 // The device's L2 cache bytes, or an H200's when compiling offline.
 std::size_t l2_bytes_of(const Target& target);
+// The shared memory a block may have (with the opt-in attribute), or an H200's when compiling offline.
+std::size_t shared_per_block_of(const Target& target);
+
+// Lets `kernel` launch with `bytes` of dynamic shared memory (past the default 48 KB, the
+// attribute must allow it).
+void allow_dynamic_shared(const rt::Kernel& kernel, std::size_t bytes);
 
 std::int64_t ceil_div(std::int64_t a, std::int64_t b);
 

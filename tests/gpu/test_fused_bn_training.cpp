@@ -135,15 +135,16 @@ TEST_CASE("fused BN training: threads holding their share of x from the reduce t
 
 namespace {
 
-// Runs a BN training plan whose tiling exchanges partial moments in one launch three times
-// back to back (its counters must return to zero after each), every output poisoned and
-// checked each time.
-void check_exchange(std::unique_ptr<FusionPlan> plan, std::uint64_t seed) {
-  const auto& bn = std::get<BatchNormForwardTrainingOp>(plan->ops().front()->op);
-  const BnTiling tiling = choose_bn_tiling(plan->input(), bn.mode, device_target(), BnKernel::forward_training);
-  REQUIRE(tiling.exchange);
-  CAPTURE(tiling.partials);
-  CAPTURE(tiling.held_units);
+// The tiling the solver takes for a BN training plan (`persistence` as HIPFUSE_BN_PERSISTENT
+// sets it).
+BnTiling tiling_of(const FusionPlan& plan, BnPersistence persistence = BnPersistence::heuristic) {
+  const auto& bn = std::get<BatchNormForwardTrainingOp>(plan.ops().front()->op);
+  return choose_bn_tiling(plan.input(), bn.mode, device_target(), BnKernel::forward_training, persistence);
+}
+
+// Runs a one-launch BN training plan three times back to back (counters, if it has them, must
+// return to zero after each), every output poisoned and checked each time.
+void run_three_times(std::unique_ptr<FusionPlan> plan, std::uint64_t seed) {
   FusedCase c(std::move(plan), seed, 3.0);
   c.compile();
   REQUIRE(c.invoker().kernel_launches() == 1);
@@ -152,6 +153,15 @@ void check_exchange(std::unique_ptr<FusionPlan> plan, std::uint64_t seed) {
     c.run();
     c.check();
   }
+}
+
+// run_three_times for a plan whose tiling exchanges partial moments in one launch.
+void check_exchange(std::unique_ptr<FusionPlan> plan, std::uint64_t seed) {
+  const BnTiling tiling = tiling_of(*plan);
+  REQUIRE(tiling.exchange);
+  CAPTURE(tiling.partials);
+  CAPTURE(tiling.held_units);
+  run_three_times(std::move(plan), seed);
 }
 
 }  // namespace
@@ -173,6 +183,56 @@ TEST_CASE("fused BN training: one launch exchanging partial moments between bloc
   SUBCASE("a ResNet-50 shape: 14 partials of 14 vectors a thread") {
     check_exchange(PlanBuilder(DataType::float32, {64, 256, 56, 56}, Lay::nchw).bn_train(BatchNormMode::spatial, true)
                        .act(ActivationMode::relu).take(), 2444);
+  }
+}
+
+namespace {
+
+// HIPFUSE_BN_PERSISTENT set while in scope (the solver reads it at every compile).
+struct PersistenceVariable {
+  explicit PersistenceVariable(const char* value) { setenv("HIPFUSE_BN_PERSISTENT", value, 1); }
+  ~PersistenceVariable() { unsetenv("HIPFUSE_BN_PERSISTENT"); }
+};
+
+// run_three_times for a plan whose tiling takes persistent blocks (`persistence`: as the solver
+// chooses with HIPFUSE_BN_PERSISTENT unset or "1").
+void check_persistent(std::unique_ptr<FusionPlan> plan, std::uint64_t seed,
+                      BnPersistence persistence = BnPersistence::heuristic) {
+  const BnTiling tiling = tiling_of(*plan, persistence);
+  REQUIRE(tiling.persistent);
+  CAPTURE(tiling.persistent_blocks);
+  CAPTURE(tiling.held_units);
+  CAPTURE(tiling.held_in_registers);
+  PersistenceVariable variable(persistence == BnPersistence::wherever_fits ? "1" : "");
+  run_three_times(std::move(plan), seed);
+}
+
+}  // namespace
+
+TEST_CASE("fused BN training: persistent blocks holding a whole column, loading the next while they normalise") {
+  // BnTiling::persistent: one block of 1024 threads a multiprocessor, each walking columns b,
+  // b + grid, ...
+  SUBCASE("fp32 64x512x28x28 (13 vectors a thread: 6 in registers, 7 in shared memory; ~4 columns a block)") {
+    check_persistent(PlanBuilder(DataType::float32, {64, 512, 28, 28}, Lay::nchw).bn_train(BatchNormMode::spatial, true)
+                         .act(ActivationMode::relu).take(), 2450);
+  }
+  SUBCASE("fp32 40x600x30x30: threads holding 8 or 9 vectors, blocks walking 4 or 5 columns, bias and leaky ReLU") {
+    check_persistent(PlanBuilder(DataType::float32, {40, 600, 30, 30}, Lay::nchw)
+                         .bn_train(BatchNormMode::spatial, false).bias().act(ActivationMode::leakyrelu).take(), 2451);
+  }
+  SUBCASE("fp16 and bf16 64x512x28x28, with a residual and a bias in the epilogue") {
+    PlanBuilder h(DataType::half, {64, 512, 28, 28}, Lay::nchw);
+    h.bn_train(BatchNormMode::spatial, true).residual().act(ActivationMode::elu);
+    check_persistent(h.take(), 2452);
+    check_persistent(PlanBuilder(DataType::bfloat16, {64, 512, 28, 28}, Lay::nchw)
+                         .bn_train(BatchNormMode::spatial, false).bias().act(ActivationMode::relu).take(), 2453);
+  }
+  SUBCASE("forced (HIPFUSE_BN_PERSISTENT=1): fewer columns than multiprocessors; a column all in registers") {
+    check_persistent(PlanBuilder(DataType::float32, {64, 100, 28, 28}, Lay::nchw).bn_train(BatchNormMode::spatial, true)
+                         .act(ActivationMode::relu).take(), 2454, BnPersistence::wherever_fits);
+    check_persistent(PlanBuilder(DataType::float32, {64, 1024, 14, 14}, Lay::nchw)
+                         .bn_train(BatchNormMode::spatial, true).act(ActivationMode::relu).take(), 2455,
+                     BnPersistence::wherever_fits);
   }
 }
 
@@ -247,4 +307,6 @@ TEST_CASE("fused BN training: pointers off 16-byte alignment take the scalar wal
   SUBCASE("held vectors along the plane") { check_misaligned_walk({40, 1024, 14, 14}); }
   // The exchange of partial moments: the scalar walk reads x again to normalise.
   SUBCASE("exchange") { check_misaligned_walk({32, 64, 112, 112}); }
+  // Persistent blocks: the scalar walk reads x again to normalise, a column after another.
+  SUBCASE("persistent") { check_misaligned_walk({40, 600, 30, 30}); }
 }

@@ -23,8 +23,14 @@ Target h200() {
 }
 
 BnTiling spatial_tiling(DataType type, std::vector<std::int64_t> lengths, Lay lay = Lay::nchw,
-                        BnKernel kernel = BnKernel::forward_training) {
-  return choose_bn_tiling(packed(type, std::move(lengths), lay), BatchNormMode::spatial, h200(), kernel);
+                        BnKernel kernel = BnKernel::forward_training,
+                        BnPersistence persistence = BnPersistence::heuristic) {
+  return choose_bn_tiling(packed(type, std::move(lengths), lay), BatchNormMode::spatial, h200(), kernel, persistence);
+}
+
+// Forward training without persistent blocks (the development variable's "0").
+BnTiling without_persistence(DataType type, std::vector<std::int64_t> lengths) {
+  return spatial_tiling(type, std::move(lengths), Lay::nchw, BnKernel::forward_training, BnPersistence::never);
 }
 
 // Partials of whole images that cover the rows exactly once.
@@ -118,7 +124,8 @@ TEST_CASE("BN tiling: forward training exchanges partials where a column does no
   CHECK(c256.held_units == 14);
   CHECK(c256.held_in_registers == 4);
   CHECK(c256.shared_bytes() == 10 * 256 * 16);
-  const BnTiling c512 = spatial_tiling(DataType::float32, {64, 512, 28, 28});  // 49 vectors a thread in one partial
+  // 49 vectors a thread in one partial; persistent blocks where the heuristic decides (below).
+  const BnTiling c512 = without_persistence(DataType::float32, {64, 512, 28, 28});
   check_exchange(c512, 4);
   CHECK(c512.partials == 4);
   CHECK(c512.held_units == 13);
@@ -131,7 +138,7 @@ TEST_CASE("BN tiling: forward training exchanges partials where a column does no
   Target l2_40 = h200();
   l2_40.l2_bytes = 40u << 20;
   check_exchange(choose_bn_tiling(packed(DataType::half, {64, 512, 28, 28}, Lay::nchw), BatchNormMode::spatial, l2_40,
-                                  BnKernel::forward_training),
+                                  BnKernel::forward_training, BnPersistence::never),
                  8);
   // Not: x within the L2 (fp16 512x28x28: 51 MB; few channels), one held partial fits (14x14),
   // plane groups (7x7), the backward, channels-last, per-activation, more partials than
@@ -139,7 +146,7 @@ TEST_CASE("BN tiling: forward training exchanges partials where a column does no
   Target small = h200();
   small.multiprocessors = 8;
   for (const BnTiling& t :
-       {spatial_tiling(DataType::half, {64, 512, 28, 28}), spatial_tiling(DataType::float32, {64, 3, 40, 40}),
+       {without_persistence(DataType::half, {64, 512, 28, 28}), spatial_tiling(DataType::float32, {64, 3, 40, 40}),
         spatial_tiling(DataType::float32, {64, 1024, 14, 14}), spatial_tiling(DataType::float32, {64, 2048, 7, 7}),
         spatial_tiling(DataType::float32, {64, 256, 56, 56}, Lay::nchw, BnKernel::backward),
         spatial_tiling(DataType::float32, {64, 256, 56, 56}, Lay::nhwc),
@@ -151,6 +158,72 @@ TEST_CASE("BN tiling: forward training exchanges partials where a column does no
     CHECK_FALSE(t.exchange);
     CHECK(t.counter_bytes() == 0);
   }
+}
+
+TEST_CASE("BN tiling: forward training walks whole columns in persistent blocks where only 1024 threads hold one") {
+  // One block of 1024 threads a multiprocessor, grid = the multiprocessors, each holding a whole
+  // column: fp32 28x28 planes of 64 images, 12544 vectors a column, 13 a thread (6 in registers,
+  // 7 in 112 KB of shared memory); fp16, 6272 vectors, 7 a thread (3 and 4).
+  const auto check_persistent = [](const BnTiling& t, int units, int in_registers, std::int64_t lanes) {
+    CHECK(t.persistent);
+    CHECK(t.persistent_blocks == 132);
+    CHECK(t.grid().x == 132);
+    CHECK(t.grid().y == 1);
+    CHECK(t.threads() == 1024);
+    CHECK(t.tile_columns == 1);
+    CHECK(t.partials == 1);
+    CHECK(t.rows_per_partial == t.rows);
+    CHECK(t.launches() == 1);
+    CHECK_FALSE(t.exchange);
+    CHECK_FALSE(t.early_start);
+    CHECK(t.scratch_bytes(3) == 0);
+    CHECK(t.counter_bytes() == 0);
+    CHECK(t.held_units == units);
+    CHECK(t.held_in_registers == in_registers);
+    CHECK(t.shared_bytes() == static_cast<unsigned>((units - in_registers) * 1024 * 16));
+    // The units cover the column's rows, none wholly past them.
+    CHECK(static_cast<std::int64_t>(units) * lanes * 1024 >= t.rows);
+    CHECK(static_cast<std::int64_t>(units - 1) * lanes * 1024 < t.rows);
+  };
+  check_persistent(spatial_tiling(DataType::float32, {64, 512, 28, 28}), 13, 6, 4);
+  check_persistent(spatial_tiling(DataType::half, {64, 512, 28, 28}), 7, 3, 8);
+  check_persistent(spatial_tiling(DataType::bfloat16, {64, 512, 28, 28}), 7, 3, 8);
+  // Fewer columns than tiles of the grid: one block a column.
+  const BnTiling forced = spatial_tiling(DataType::float32, {64, 100, 28, 28}, Lay::nchw, BnKernel::forward_training,
+                                         BnPersistence::wherever_fits);
+  CHECK(forced.persistent);
+  CHECK(forced.persistent_blocks == 100);
+  // Forced where the held walk of 256 threads fits: 3136 vectors a column, 4 a thread, all in registers.
+  const BnTiling forced_14 = spatial_tiling(DataType::float32, {64, 1024, 14, 14}, Lay::nchw,
+                                            BnKernel::forward_training, BnPersistence::wherever_fits);
+  CHECK(forced_14.persistent);
+  CHECK(forced_14.held_units == 4);
+  CHECK(forced_14.held_in_registers == 4);
+  CHECK(forced_14.shared_bytes() == 0);
+  // Not: the held walk of 256 threads fits (14x14), plane groups (7x7), a column too long for a
+  // block (fp32 56x56: 49 vectors a thread), fewer than two columns a multiprocessor, a device
+  // whose blocks may have less shared memory, the backward, channels-last, per-activation, or
+  // the development variable's "0".
+  Target small_shared = h200();
+  small_shared.device = 0;
+  small_shared.shared_per_block = 128 * 1024;
+  for (const BnTiling& t :
+       {spatial_tiling(DataType::float32, {64, 1024, 14, 14}), spatial_tiling(DataType::float32, {64, 2048, 7, 7}),
+        spatial_tiling(DataType::float32, {64, 256, 56, 56}), spatial_tiling(DataType::float32, {64, 200, 28, 28}),
+        choose_bn_tiling(packed(DataType::float32, {64, 512, 28, 28}, Lay::nchw), BatchNormMode::spatial, small_shared,
+                         BnKernel::forward_training),
+        spatial_tiling(DataType::float32, {64, 512, 28, 28}, Lay::nchw, BnKernel::backward),
+        spatial_tiling(DataType::float32, {64, 512, 28, 28}, Lay::nhwc),
+        choose_bn_tiling(packed(DataType::float32, {64, 512, 28, 28}, Lay::nchw), BatchNormMode::per_activation,
+                         h200(), BnKernel::forward_training),
+        without_persistence(DataType::float32, {64, 512, 28, 28})}) {
+    CHECK_FALSE(t.persistent);
+    CHECK(t.persistent_blocks == 0);
+  }
+  // The fp16 column fits the smaller device (4 units, 64 KB).
+  CHECK(choose_bn_tiling(packed(DataType::half, {64, 512, 28, 28}, Lay::nchw), BatchNormMode::spatial, small_shared,
+                         BnKernel::forward_training)
+            .persistent);
 }
 
 TEST_CASE("BN tiling: the other layouts keep their walks") {

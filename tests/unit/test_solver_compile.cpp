@@ -211,6 +211,10 @@ void bn_training(std::vector<Variant>& out) {
     PlanBuilder exchange(t, {64, 64, 112, 112}, Lay::nchw);
     exchange.bn_train(BatchNormMode::spatial, running).act(mode(i++));
     out.push_back({label("NA training, partials exchanged", t, Lay::nchw), exchange.take()});
+    // Columns only a block of 1024 threads can hold: persistent blocks, one column after another.
+    PlanBuilder persistent(t, {64, 512, 28, 28}, Lay::nchw);
+    persistent.bn_train(BatchNormMode::spatial, !running).act(mode(i++));
+    out.push_back({label("NA training, persistent blocks", t, Lay::nchw), persistent.take()});
   }
 }
 
