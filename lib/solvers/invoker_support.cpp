@@ -32,8 +32,7 @@ std::size_t shared_per_block_of(const Target& target) {
 }
 
 void allow_dynamic_shared(const rt::Kernel& kernel, std::size_t bytes) {
-  constexpr std::size_t kDefaultDynamicShared = 48 * 1024;
-  if (bytes > kDefaultDynamicShared) rt::set_max_dynamic_shared_memory(kernel.function(), static_cast<int>(bytes));
+  if (bytes > 0) rt::set_max_dynamic_shared_memory(kernel.function(), static_cast<int>(bytes));
 }
 
 std::int64_t ceil_div(std::int64_t a, std::int64_t b) { return (a + b - 1) / b; }
