@@ -21,7 +21,6 @@ namespace hipfuse {
 
 namespace {
 
-
 igemm::Elem elem_of(DataType t) {
   switch (t) {
     case DataType::half: return igemm::Elem::f16;
