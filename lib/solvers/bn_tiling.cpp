@@ -122,7 +122,7 @@ std::int64_t units_per_thread(const BnTiling& t, std::int64_t images, std::int64
 }  // namespace
 
 dim3 BnTiling::grid() const {
-  if (persistent) return dim3(static_cast<unsigned>(persistent_blocks));
+  if (persistent()) return dim3(static_cast<unsigned>(persistent_blocks));
   return dim3(static_cast<unsigned>(ceil_div(columns, tile_columns)), static_cast<unsigned>(partials));
 }
 
@@ -193,7 +193,6 @@ BnTiling choose_bn_tiling(const TensorDesc& x, BatchNormMode mode, const Target&
     const std::int64_t in_registers = std::min(units, kHeldRegisterValues / lanes);
     const auto shared_limit = static_cast<std::int64_t>(shared_per_block_of(target)) - kStaticSharedBytes;
     if ((units - in_registers) * kPersistentThreads * 16 <= shared_limit) {
-      t.persistent = true;
       t.persistent_blocks = static_cast<int>(std::min(t.columns, sms));
       t.tile_columns = 1;
       t.tile_rows = kPersistentThreads;
@@ -247,7 +246,7 @@ void emit_tiling(PlanHeader& h, const BnTiling& t) {
   h.line(std::string("  static constexpr bool plane_groups = ") + (t.plane_groups ? "true" : "false") + ";");
   h.line("  static constexpr int held_units = " + std::to_string(t.held_units) + ";");
   h.line("  static constexpr int held_in_registers = " + std::to_string(t.held_in_registers) + ";");
-  h.line(std::string("  static constexpr bool persistent = ") + (t.persistent ? "true" : "false") + ";");
+  h.line(std::string("  static constexpr bool persistent = ") + (t.persistent() ? "true" : "false") + ";");
   h.line("};");
 }
 

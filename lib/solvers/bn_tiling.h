@@ -31,14 +31,14 @@ struct BnTiling {
   int held_in_registers = 0;    // of which in registers; the rest in dynamic shared memory
   // Forward training, one partial whose column only a block of kPersistentThreads can hold: that
   // many blocks (one a multiprocessor), each walking column tiles b, b + blocks, ... and loading
-  // the next tile while it normalises this one (kernels/bn_forward_training.hip).
-  bool persistent = false;
+  // the next tile while it normalises this one (kernels/bn_forward_training.hip); 0: not so.
   int persistent_blocks = 0;
   std::int64_t columns = 0, rows = 0, rows_per_partial = 0;
   // The finalize and apply phases start early (rt::launch_kernel), where the target can.
   bool early_start = false;
 
   int threads() const { return tile_columns * tile_rows; }
+  bool persistent() const { return persistent_blocks > 0; }
   dim3 grid() const;           // reduce and apply phases: column tiles x partials
   dim3 finalize_grid() const;  // column tiles
   int launches() const { return partials == 1 || exchange ? 1 : apply_merges ? 2 : 3; }

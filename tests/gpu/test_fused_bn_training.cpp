@@ -199,7 +199,7 @@ struct PersistenceVariable {
 void check_persistent(std::unique_ptr<FusionPlan> plan, std::uint64_t seed,
                       BnPersistence persistence = BnPersistence::heuristic) {
   const BnTiling tiling = tiling_of(*plan, persistence);
-  REQUIRE(tiling.persistent);
+  REQUIRE(tiling.persistent());
   CAPTURE(tiling.persistent_blocks);
   CAPTURE(tiling.held_units);
   CAPTURE(tiling.held_in_registers);

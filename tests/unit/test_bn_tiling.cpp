@@ -165,7 +165,7 @@ TEST_CASE("BN tiling: forward training walks whole columns in persistent blocks 
   // column: fp32 28x28 planes of 64 images, 12544 vectors a column, 13 a thread (6 in registers,
   // 7 in 112 KB of shared memory); fp16, 6272 vectors, 7 a thread (3 and 4).
   const auto check_persistent = [](const BnTiling& t, int units, int in_registers, std::int64_t lanes) {
-    CHECK(t.persistent);
+    CHECK(t.persistent());
     CHECK(t.persistent_blocks == 132);
     CHECK(t.grid().x == 132);
     CHECK(t.grid().y == 1);
@@ -191,12 +191,12 @@ TEST_CASE("BN tiling: forward training walks whole columns in persistent blocks 
   // Fewer columns than tiles of the grid: one block a column.
   const BnTiling forced = spatial_tiling(DataType::float32, {64, 100, 28, 28}, Lay::nchw, BnKernel::forward_training,
                                          BnPersistence::wherever_fits);
-  CHECK(forced.persistent);
+  CHECK(forced.persistent());
   CHECK(forced.persistent_blocks == 100);
   // Forced where the held walk of 256 threads fits: 3136 vectors a column, 4 a thread, all in registers.
   const BnTiling forced_14 = spatial_tiling(DataType::float32, {64, 1024, 14, 14}, Lay::nchw,
                                             BnKernel::forward_training, BnPersistence::wherever_fits);
-  CHECK(forced_14.persistent);
+  CHECK(forced_14.persistent());
   CHECK(forced_14.held_units == 4);
   CHECK(forced_14.held_in_registers == 4);
   CHECK(forced_14.shared_bytes() == 0);
@@ -217,13 +217,13 @@ TEST_CASE("BN tiling: forward training walks whole columns in persistent blocks 
         choose_bn_tiling(packed(DataType::float32, {64, 512, 28, 28}, Lay::nchw), BatchNormMode::per_activation,
                          h200(), BnKernel::forward_training),
         without_persistence(DataType::float32, {64, 512, 28, 28})}) {
-    CHECK_FALSE(t.persistent);
+    CHECK_FALSE(t.persistent());
     CHECK(t.persistent_blocks == 0);
   }
   // The fp16 column fits the smaller device (4 units, 64 KB).
   CHECK(choose_bn_tiling(packed(DataType::half, {64, 512, 28, 28}, Lay::nchw), BatchNormMode::spatial, small_shared,
                          BnKernel::forward_training)
-            .persistent);
+            .persistent());
 }
 
 TEST_CASE("BN tiling: the other layouts keep their walks") {
