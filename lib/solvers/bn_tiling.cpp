@@ -31,9 +31,10 @@ constexpr std::int64_t kHeldSharedBytes = 40 * 1024;
 // The kernel keeps 2-byte vectors as loaded (4 registers each) and unpacks them when read; the
 // budgets count the floats they unpack to all the same: 4 fp16 vectors left a 16-24 byte frame.
 constexpr std::int64_t kExchangeRegisterValues = 16;
-// Persistent blocks (BnTiling::persistent): 1024 threads, one block a multiprocessor, holding a
-// whole column (kHeldRegisterValues in registers, the rest in the shared memory a block may
-// have, less kStaticSharedBytes for the kernel's own: its fp64 merge scratch, 24 bytes a thread).
+// Persistent blocks (BnTiling::persistent): 1024 threads, one block a multiprocessor, holding one
+// or two whole columns (kHeldRegisterValues in registers, shared among them, the rest in the
+// shared memory a block may have, less kStaticSharedBytes for the kernel's own: its fp64 merge
+// scratch, 24 bytes a thread).
 constexpr int kPersistentThreads = 1024;
 constexpr std::int64_t kStaticSharedBytes = 32 * 1024;
 constexpr std::int64_t kMinRowsPerThread = 4;  // below this, more partials cost more than they give
@@ -180,27 +181,43 @@ BnTiling choose_bn_tiling(const TensorDesc& x, BatchNormMode mode, const Target&
       t.held_in_registers = static_cast<int>(in_registers);
     }
   }
-  // Forward training over vector-walked planes whose column does not fit the held walk of 256
-  // threads but fits one block of kPersistentThreads, at least two such columns a
-  // multiprocessor: persistent blocks, whose loads of the next column overlap the stores of
-  // this one, x read once, no block waiting for another (the exchange's loss, below).
+  // Forward training over vector-walked planes, at least two columns a multiprocessor: persistent
+  // blocks of kPersistentThreads, x read once, no block waiting for another (the exchange's loss,
+  // below). Where a column does not fit the held walk of 256 threads but fits one such block,
+  // they hold one column and load the next as they normalise this one. Where it fits the held
+  // walk, whose blocks all load, then all reduce, then all store in one wave, and two fit such a
+  // block, they hold two and load the next column before this one's reduce, so that a
+  // multiprocessor's loads stay in flight through its reduces and stores.
   const std::int64_t sms = multiprocessors_of(target);
-  const bool persistent_wanted = persistence == BnPersistence::wherever_fits ||
-                                 (persistence == BnPersistence::heuristic && t.held_units == 0 && t.columns >= 2 * sms);
-  if (kernel == BnKernel::forward_training && t.spatial && !channels_inner && !t.plane_groups && persistent_wanted &&
-      plane_vectors_fit(x, lanes)) {
+  if (kernel == BnKernel::forward_training && t.spatial && !channels_inner && !t.plane_groups &&
+      persistence != BnPersistence::never && plane_vectors_fit(x, lanes)) {
     const std::int64_t units = ceil_div(t.rows, lanes * kPersistentThreads);
-    const std::int64_t in_registers = std::min(units, kHeldRegisterValues / lanes);
     const auto shared_limit = static_cast<std::int64_t>(shared_per_block_of(target)) - kStaticSharedBytes;
-    if ((units - in_registers) * kPersistentThreads * 16 <= shared_limit) {
+    // The units a block holds in registers for `buffers` column tiles (kHeldRegisterValues
+    // shared among them), if the rest fit its shared memory; else -1.
+    const auto registers_for = [&](std::int64_t buffers) -> std::int64_t {
+      const std::int64_t in_registers = std::min(units, kHeldRegisterValues / lanes / buffers);
+      return (units - in_registers) * kPersistentThreads * 16 * buffers <= shared_limit ? in_registers : -1;
+    };
+    std::int64_t buffers = 0;
+    if (persistence == BnPersistence::two_wherever_fit && registers_for(2) >= 0) {
+      buffers = 2;
+    } else if (persistence == BnPersistence::wherever_fits || persistence == BnPersistence::two_wherever_fit) {
+      buffers = registers_for(1) >= 0 ? 1 : 0;
+    } else if (t.columns >= 2 * sms) {  // the heuristic
+      if (t.held_units == 0 && registers_for(1) >= 0) buffers = 1;
+      if (t.held_units > 0 && registers_for(2) >= 0) buffers = 2;
+    }
+    if (buffers > 0) {
       t.persistent_blocks = static_cast<int>(std::min(t.columns, sms));
+      t.persistent_buffers = static_cast<int>(buffers);
       t.tile_columns = 1;
       t.tile_rows = kPersistentThreads;
       t.partials = 1;
       t.rows_per_partial = t.rows;
       t.early_start = false;  // one launch
       t.held_units = static_cast<int>(units);
-      t.held_in_registers = static_cast<int>(in_registers);
+      t.held_in_registers = static_cast<int>(registers_for(buffers));
     }
   }
   // Forward training over vector-walked planes whose column does not fit one held partial, x
@@ -247,6 +264,7 @@ void emit_tiling(PlanHeader& h, const BnTiling& t) {
   h.line("  static constexpr int held_units = " + std::to_string(t.held_units) + ";");
   h.line("  static constexpr int held_in_registers = " + std::to_string(t.held_in_registers) + ";");
   h.line(std::string("  static constexpr bool persistent = ") + (t.persistent() ? "true" : "false") + ";");
+  h.line("  static constexpr int persistent_buffers = " + std::to_string(t.persistent_buffers) + ";");
   h.line("};");
 }
 

@@ -72,8 +72,9 @@ TEST_CASE("BN tiling: forward training holds x where a thread's share of one par
   // 2048x7x7: 5 images a pass of 256 threads (245 active), 64 images in 13 vectors a thread.
   // 1024x14x14: 64 x 196 rows a channel, 3136 vectors over 256 threads, 13 a thread. 6 in
   // registers, 7 in 28 KB of shared memory.
+  // (Where persistent blocks take 1024x14x14, below, without them.)
   for (const BnTiling& t :
-       {spatial_tiling(DataType::float32, {64, 2048, 7, 7}), spatial_tiling(DataType::float32, {64, 1024, 14, 14})}) {
+       {spatial_tiling(DataType::float32, {64, 2048, 7, 7}), without_persistence(DataType::float32, {64, 1024, 14, 14})}) {
     CHECK(t.partials == 1);
     CHECK(t.threads() == 256);
     CHECK(t.held_units == 13);
@@ -147,7 +148,7 @@ TEST_CASE("BN tiling: forward training exchanges partials where a column does no
   small.multiprocessors = 8;
   for (const BnTiling& t :
        {without_persistence(DataType::half, {64, 512, 28, 28}), spatial_tiling(DataType::float32, {64, 3, 40, 40}),
-        spatial_tiling(DataType::float32, {64, 1024, 14, 14}), spatial_tiling(DataType::float32, {64, 2048, 7, 7}),
+        without_persistence(DataType::float32, {64, 1024, 14, 14}), spatial_tiling(DataType::float32, {64, 2048, 7, 7}),
         spatial_tiling(DataType::float32, {64, 256, 56, 56}, Lay::nchw, BnKernel::backward),
         spatial_tiling(DataType::float32, {64, 256, 56, 56}, Lay::nhwc),
         choose_bn_tiling(packed(DataType::float32, {64, 256, 56, 56}, Lay::nchw), BatchNormMode::per_activation,
@@ -166,6 +167,7 @@ TEST_CASE("BN tiling: forward training walks whole columns in persistent blocks 
   // 7 in 112 KB of shared memory); fp16, 6272 vectors, 7 a thread (3 and 4).
   const auto check_persistent = [](const BnTiling& t, int units, int in_registers, std::int64_t lanes) {
     CHECK(t.persistent());
+    CHECK(t.persistent_buffers == 1);
     CHECK(t.persistent_blocks == 132);
     CHECK(t.grid().x == 132);
     CHECK(t.grid().y == 1);
@@ -199,16 +201,17 @@ TEST_CASE("BN tiling: forward training walks whole columns in persistent blocks 
   CHECK(forced_14.persistent());
   CHECK(forced_14.held_units == 4);
   CHECK(forced_14.held_in_registers == 4);
+  CHECK(forced_14.persistent_buffers == 1);
   CHECK(forced_14.shared_bytes() == 0);
-  // Not: the held walk of 256 threads fits (14x14), plane groups (7x7), a column too long for a
-  // block (fp32 56x56: 49 vectors a thread), fewer than two columns a multiprocessor, a device
-  // whose blocks may have less shared memory, the backward, channels-last, per-activation, or
-  // the development variable's "0".
+  // Not: plane groups (7x7), a column too long for a block (fp32 56x56: 49 vectors a thread),
+  // fewer than two columns a multiprocessor (with the held walk of 256 threads fitting or not),
+  // a device whose blocks may have less shared memory, the backward, channels-last,
+  // per-activation, or the development variable's "0".
   Target small_shared = h200();
   small_shared.device = 0;
   small_shared.shared_per_block = 128 * 1024;
   for (const BnTiling& t :
-       {spatial_tiling(DataType::float32, {64, 1024, 14, 14}), spatial_tiling(DataType::float32, {64, 2048, 7, 7}),
+       {spatial_tiling(DataType::float32, {64, 200, 14, 14}), spatial_tiling(DataType::float32, {64, 2048, 7, 7}),
         spatial_tiling(DataType::float32, {64, 256, 56, 56}), spatial_tiling(DataType::float32, {64, 200, 28, 28}),
         choose_bn_tiling(packed(DataType::float32, {64, 512, 28, 28}, Lay::nchw), BatchNormMode::spatial, small_shared,
                          BnKernel::forward_training),
@@ -216,7 +219,8 @@ TEST_CASE("BN tiling: forward training walks whole columns in persistent blocks 
         spatial_tiling(DataType::float32, {64, 512, 28, 28}, Lay::nhwc),
         choose_bn_tiling(packed(DataType::float32, {64, 512, 28, 28}, Lay::nchw), BatchNormMode::per_activation,
                          h200(), BnKernel::forward_training),
-        without_persistence(DataType::float32, {64, 512, 28, 28})}) {
+        without_persistence(DataType::float32, {64, 512, 28, 28}),
+        without_persistence(DataType::float32, {64, 1024, 14, 14})}) {
     CHECK_FALSE(t.persistent());
     CHECK(t.persistent_blocks == 0);
   }
@@ -224,6 +228,41 @@ TEST_CASE("BN tiling: forward training walks whole columns in persistent blocks 
   CHECK(choose_bn_tiling(packed(DataType::half, {64, 512, 28, 28}, Lay::nchw), BatchNormMode::spatial, small_shared,
                          BnKernel::forward_training)
             .persistent());
+}
+
+TEST_CASE("BN tiling: persistent blocks hold two columns where the held walk of 256 threads would take one wave") {
+  // fp32 14x14 planes of 64 images: 3136 vectors a column, 4 a thread of 1024 (the last for 64
+  // threads), 3 of them in registers a column, 1 in 16 KB of shared memory a column.
+  const BnTiling t = spatial_tiling(DataType::float32, {64, 1024, 14, 14});
+  CHECK(t.persistent());
+  CHECK(t.persistent_buffers == 2);
+  CHECK(t.persistent_blocks == 132);
+  CHECK(t.threads() == 1024);
+  CHECK(t.partials == 1);
+  CHECK(t.launches() == 1);
+  CHECK(t.held_units == 4);
+  CHECK(t.held_in_registers == 3);
+  CHECK(t.shared_bytes() == 2 * 1 * 1024 * 16);
+  // Forced ("2"): where two fit (fp16 28x28: 7 units, 1 in registers a column, 192 KB), else one
+  // where one fits (fp32 28x28: 13 units), else none (fp32 56x56); "1" keeps one.
+  const auto forced = [](DataType type, std::vector<std::int64_t> lengths, BnPersistence persistence) {
+    return spatial_tiling(type, std::move(lengths), Lay::nchw, BnKernel::forward_training, persistence);
+  };
+  const BnTiling fp16_28 = forced(DataType::half, {64, 512, 28, 28}, BnPersistence::two_wherever_fit);
+  CHECK(fp16_28.persistent_buffers == 2);
+  CHECK(fp16_28.held_units == 7);
+  CHECK(fp16_28.held_in_registers == 1);
+  CHECK(fp16_28.shared_bytes() == 2 * 6 * 1024 * 16);
+  const BnTiling fp32_28 = forced(DataType::float32, {64, 512, 28, 28}, BnPersistence::two_wherever_fit);
+  CHECK(fp32_28.persistent());
+  CHECK(fp32_28.persistent_buffers == 1);
+  CHECK(fp32_28.held_in_registers == 6);
+  CHECK_FALSE(forced(DataType::float32, {64, 256, 56, 56}, BnPersistence::two_wherever_fit).persistent());
+  CHECK(forced(DataType::float32, {64, 1024, 14, 14}, BnPersistence::wherever_fits).persistent_buffers == 1);
+  // The heuristic keeps one buffer where the held walk of 256 threads does not fit (fp16 28x28).
+  CHECK(spatial_tiling(DataType::half, {64, 512, 28, 28}).persistent_buffers == 1);
+  // Every buffer's units fit the shared memory a block may have, beside the kernel's own.
+  for (const BnTiling& b : {t, fp16_28, fp32_28}) CHECK(b.shared_bytes() + 32 * 1024 <= 227 * 1024);
 }
 
 TEST_CASE("BN tiling: the other layouts keep their walks") {
