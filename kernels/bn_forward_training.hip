@@ -33,9 +33,9 @@
 // With Tiling::persistent (one partial, fewer blocks than column tiles) block b takes column
 // tiles b, b + gridDim.x, ..., holding x: with one buffer (columns that only a block of 1024
 // threads can hold) it loads the next tile's units while it normalises the current one; with
-// two (Tiling::persistent_buffers) it starts the next tile's loads into the other buffer before
-// the current one's reduce. Either way its loads overlap its stores, and no block waits for
-// another.
+// two (Tiling::persistent_buffers; plane groups take two only) it starts the next tile's loads
+// into the other buffer before the current one's reduce. Either way its loads overlap its
+// stores, and no block waits for another.
 //
 // hf_plan.h provides: data_t, param_t, XGeom, YGeom, Tiling, kRunningStats, Epilogue.
 #include "common/column_tiling.h"
@@ -77,10 +77,10 @@ constexpr int kMinBlocksPerMultiprocessor = Tiles::threads <= 1024 ? 1024 / Tile
 static_assert(Tiling::partials == 1 || Tiles::rows > 1, "several partials need several rows");
 static_assert(!Tiling::exchange || (Tiling::partials > 1 && !Tiling::plane_groups && !Tiling::apply_merges),
               "the exchange is for several partials walked along the plane");
-static_assert(!Tiling::persistent || (Tiling::partials == 1 && Tiling::tile_columns == 1 && !Tiling::plane_groups &&
-                                       !Tiling::exchange),
-              "persistent blocks walk one whole column at a time along the plane (every tile below the "
-              "column tiles is a valid column)");
+static_assert(!Tiling::persistent || (Tiling::partials == 1 && !Tiling::exchange &&
+                                       (Tiling::plane_groups ? Tiling::persistent_buffers == 2 : Tiling::tile_columns == 1)),
+              "persistent blocks walk one whole column at a time along the plane, or a plane group's channels "
+              "with two buffers");
 
 constexpr index_t kColumnTiles = (Tiles::columns + Tiling::tile_columns - 1) / Tiling::tile_columns;
 
@@ -498,11 +498,12 @@ HF_DEVICE index_t held_image(const Groups::Lane& g, int k) {
 }
 
 // This thread's moments of its two channels (low, high) over its vectors; with Holds, loaded
-// all at once into `held`. Element e of every vector belongs to the same channel (low's for
+// all at once into `held` (with Started, by start_group_held before the call, `Newer` groups of
+// copies committed since: add_held's). Element e of every vector belongs to the same channel (low's for
 // e < split), so each e keeps fp32 sums of its own, shifted by its channel's value, and the
 // loop makes no per-element choice between the two channels (it cost ~34 instructions a vector
 // against ~12: docs/PERF_NOTES.md v27); they go into the channels' runs after each batch.
-template <int V, bool Holds = false>
+template <int V, bool Holds = false, bool Started = false, int Newer = 0>
 HF_DEVICE void group_moments(const hf::BnForwardArgs& args, const Groups::Lane& g, hf::Moments<float>& low,
                              hf::Moments<float>& high, Held<V>* held = nullptr) {
   low = high = {0.0f, 0.0f, 0.0f};
@@ -540,13 +541,16 @@ HF_DEVICE void group_moments(const hf::BnForwardArgs& args, const Groups::Lane& 
   };
   if constexpr (Holds) {
     int units = 0;
-    load_held<V>(
-        args, *held, [&](int k) { return Groups::offset<XGeom>(g, held_image(g, k)); },
-        [&](int k) { return held_image(g, k) < g.n_end; },
-        [&](const hf::Values<V>& in) {
-          add(in);
-          ++units;
-        });
+    const auto valid = [&](int k) { return held_image(g, k) < g.n_end; };
+    const auto add_unit = [&](const hf::Values<V>& in) {
+      add(in);
+      ++units;
+    };
+    if constexpr (Started) {
+      add_held<V, Newer>(*held, valid, add_unit);
+    } else {
+      load_held<V>(args, *held, [&](int k) { return Groups::offset<XGeom>(g, held_image(g, k)); }, valid, add_unit);
+    }
     flush();
     // At most kHeld * V values a channel: one fp32 run.
     lo.sums.end_batch_values<false>(units * lo_count);
@@ -609,14 +613,12 @@ HF_DEVICE void group_normalize(const hf::BnForwardArgs& args, const Groups::Lane
   }
 }
 
+// The reduce of a group's moments, then its statistics (one partial) or partials; with one
+// partial, the normalise (from `held` where the walk holds x). p: the block's place in the group.
 template <int V>
-HF_DEVICE void group_reduce_phase(const hf::BnForwardArgs& args, Shared& shared) {
-  const Groups::Lane g = Groups::lane();
-  Held<V> held;  // unused unless kHolds<V>
-  hf::Moments<float> low, high;
-  group_moments<V, kHolds<V>>(args, g, low, high, &held);
+HF_DEVICE void group_statistics(const hf::BnForwardArgs& args, Shared& shared, const Groups::Lane& g, const Place& p,
+                                const hf::Moments<float>& low, const hf::Moments<float>& high, Held<V>& held) {
   Groups::reduce_channels(low, high, hf::Moments<float>{0.0f, 0.0f, 0.0f}, shared.groups);
-  const Place p = Tiles::place();  // column lanes = the group's channels
   if (p.valid && p.row_lane == 0) {
     const hf::Moments<float> m = shared.groups.channel[p.column_lane];
     if constexpr (Tiling::partials == 1) {
@@ -630,6 +632,61 @@ HF_DEVICE void group_reduce_phase(const hf::BnForwardArgs& args, Shared& shared)
     __syncthreads();
     group_normalize<V, kHolds<V>>(args, g, shared.mean, shared.inv_std, &held);
   }
+}
+
+// Starts the loads of every unit of this thread's vectors of g into `held` (the held walk).
+template <int V>
+HF_DEVICE void start_group_held(const hf::BnForwardArgs& args, Held<V>& held, const Groups::Lane& g) {
+  start_held<V>(
+      args, held, [&](int k) { return Groups::offset<XGeom>(g, held_image(g, k)); },
+      [&](int k) { return g.active && held_image(g, k) < g.n_end; });
+}
+
+// Tiling::persistent over plane groups: persistent_phase's two buffers, a group of channels a
+// tile. One step: tile `tile` (lane g) held in `held`; the next tile's loads start in `other`
+// first; returns whether there is a next tile.
+template <int V>
+HF_DEVICE bool group_double_buffered_step(const hf::BnForwardArgs& args, Shared& shared, Held<V>& held,
+                                          Held<V>& other, Groups::Lane& g, unsigned& tile) {
+  const unsigned next_tile = tile + gridDim.x;
+  const Groups::Lane next = Groups::lane_at(next_tile, 0);
+  const bool more = next_tile < kColumnTiles;
+  if (more) {
+    start_group_held<V>(args, other, next);
+  } else {
+    hf::cp_async_commit();  // an empty group: the wait leaves one group in flight either way
+  }
+  hf::Moments<float> low, high;
+  group_moments<V, true, true, 1>(args, g, low, high, &held);
+  group_statistics<V>(args, shared, g, Tiles::place_at(tile, 0), low, high, held);
+  g = next;
+  tile = next_tile;
+  return more;
+}
+
+template <int V>
+HF_DEVICE void group_persistent_phase(const hf::BnForwardArgs& args, Shared& shared) {
+  if (blockIdx.x >= kColumnTiles) return;  // the host launches at most one block a tile
+  Held<V> first(0), second(1);
+  unsigned tile = blockIdx.x;
+  Groups::Lane g = Groups::lane_at(tile, 0);
+  start_group_held<V>(args, first, g);
+  while (group_double_buffered_step<V>(args, shared, first, second, g, tile) &&
+         group_double_buffered_step<V>(args, shared, second, first, g, tile)) {
+  }
+}
+
+template <int V>
+HF_DEVICE void group_reduce_phase(const hf::BnForwardArgs& args, Shared& shared) {
+  if constexpr (Tiling::persistent) {
+    group_persistent_phase<V>(args, shared);
+    return;
+  }
+  const Groups::Lane g = Groups::lane();
+  Held<V> held;  // unused unless kHolds<V>
+  hf::Moments<float> low, high;
+  group_moments<V, kHolds<V>>(args, g, low, high, &held);
+  group_statistics<V>(args, shared, g, Tiles::place(), low, high, held);  // column lanes = the group's channels
 }
 
 template <int V>

@@ -269,6 +269,21 @@ TEST_CASE("fused BN training: persistent blocks holding two columns, loading the
     b.bn_train(BatchNormMode::spatial, false).bias().act(ActivationMode::relu);
     check_persistent(b.take(), 2460, 2, BnPersistence::two_wherever_fit);
   }
+  SUBCASE("plane groups: fp32 64x2048x7x7, the heuristic's (groups of 4 channels, 20 images a pass, 4 a thread)") {
+    check_persistent(PlanBuilder(DataType::float32, {64, 2048, 7, 7}, Lay::nchw)
+                         .bn_train(BatchNormMode::spatial, true).act(ActivationMode::relu).take(), 2461, 2);
+  }
+  SUBCASE("plane groups, forced: 36x600x7x7 (a thread's second image for 16 of 20), fp16 7x7 and bf16 14x14 (groups of 8)") {
+    check_persistent(PlanBuilder(DataType::float32, {36, 600, 7, 7}, Lay::nchw)
+                         .bn_train(BatchNormMode::spatial, false).bias().act(ActivationMode::leakyrelu).take(), 2462, 2,
+                     BnPersistence::two_wherever_fit);
+    PlanBuilder h(DataType::half, {64, 2048, 7, 7}, Lay::nchw);
+    h.bn_train(BatchNormMode::spatial, true).residual().act(ActivationMode::elu);
+    check_persistent(h.take(), 2463, 2, BnPersistence::two_wherever_fit);
+    check_persistent(PlanBuilder(DataType::bfloat16, {64, 1024, 14, 14}, Lay::nchw)
+                         .bn_train(BatchNormMode::spatial, true).act(ActivationMode::relu).take(), 2464, 2,
+                     BnPersistence::two_wherever_fit);
+  }
 }
 
 namespace {
@@ -338,11 +353,12 @@ TEST_CASE("fused BN training: pointers off 16-byte alignment take the scalar wal
   SUBCASE("vectors along the plane") { check_misaligned_walk({8, 64, 56, 56}); }
   SUBCASE("plane groups") { check_misaligned_walk({16, 256, 7, 7}); }
   // Layouts where aligned pointers take the held walk (one partial, part in shared memory).
-  SUBCASE("held plane groups") { check_misaligned_walk({64, 2048, 7, 7}); }
+  SUBCASE("held plane groups") { check_misaligned_walk({64, 1024, 7, 7}); }
   SUBCASE("held vectors along the plane") { check_misaligned_walk({40, 200, 14, 14}); }
   // The exchange of partial moments: the scalar walk reads x again to normalise.
   SUBCASE("exchange") { check_misaligned_walk({32, 64, 112, 112}); }
   // Persistent blocks: the scalar walk reads x again to normalise, a column after another.
   SUBCASE("persistent") { check_misaligned_walk({40, 600, 30, 30}); }
   SUBCASE("persistent, two buffers") { check_misaligned_walk({40, 1024, 14, 14}); }
+  SUBCASE("persistent plane groups") { check_misaligned_walk({64, 2048, 7, 7}); }
 }
