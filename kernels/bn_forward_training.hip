@@ -30,11 +30,9 @@
 // from the reduce to the normalise, the first Tiling::held_in_registers units in registers and
 // the rest in dynamic shared memory (copied there by cp.async): x is read once, and all of a
 // thread's loads are in flight together.
-// With Tiling::persistent (one partial, fewer blocks than column tiles) block b takes column
-// tiles b, b + gridDim.x, ..., holding x: with one buffer (columns that only a block of 1024
-// threads can hold) it loads the next tile's units while it normalises the current one; with
-// two (Tiling::persistent_buffers; plane groups take two only) it starts the next tile's loads
-// into the other buffer before the current one's reduce. Either way its loads overlap its
+// With Tiling::persistent (one partial, fewer blocks than column tiles: columns that only a
+// block of 1024 threads can hold) block b takes column tiles b, b + gridDim.x, ... and, holding
+// x, loads the next tile's units while it normalises the current one: its loads overlap its
 // stores, and no block waits for another.
 //
 // hf_plan.h provides: data_t, param_t, XGeom, YGeom, Tiling, kRunningStats, Epilogue.
@@ -77,10 +75,10 @@ constexpr int kMinBlocksPerMultiprocessor = Tiles::threads <= 1024 ? 1024 / Tile
 static_assert(Tiling::partials == 1 || Tiles::rows > 1, "several partials need several rows");
 static_assert(!Tiling::exchange || (Tiling::partials > 1 && !Tiling::plane_groups && !Tiling::apply_merges),
               "the exchange is for several partials walked along the plane");
-static_assert(!Tiling::persistent || (Tiling::partials == 1 && !Tiling::exchange &&
-                                       (Tiling::plane_groups ? Tiling::persistent_buffers == 2 : Tiling::tile_columns == 1)),
-              "persistent blocks walk one whole column at a time along the plane, or a plane group's channels "
-              "with two buffers");
+static_assert(!Tiling::persistent || (Tiling::partials == 1 && Tiling::tile_columns == 1 && !Tiling::plane_groups &&
+                                       !Tiling::exchange),
+              "persistent blocks walk one whole column at a time along the plane (every tile below the "
+              "column tiles is a valid column)");
 
 constexpr index_t kColumnTiles = (Tiles::columns + Tiling::tile_columns - 1) / Tiling::tile_columns;
 
@@ -95,18 +93,16 @@ constexpr bool kHolds = kHeld > 0 && V > 1 && (Tiling::partials == 1 || Tiling::
 // registers (a compile-time index once the loops over k unroll), as loaded (16 bytes, 4
 // registers, whatever the type: 2-byte types unpack when read), the others in its 16-byte
 // slots of the dynamic shared memory, slot k - kHeldInRegisters of thread t at
-// (k - kHeldInRegisters) * threads + t of its buffer (a persistent block's second buffer after
-// the first; the host sizes them: BnTiling::shared_bytes). Only the vector walks hold (kHolds:
-// V > 1).
+// (k - kHeldInRegisters) * threads + t (the host sizes it: BnTiling::shared_bytes). Only the
+// vector walks hold (kHolds: V > 1).
 template <int V>
 struct Held {
   hf::Words<16> in_registers[kHeldInRegisters > 0 ? kHeldInRegisters : 1];
   unsigned char* in_shared;  // this thread's first slot
 
-  HF_DEVICE explicit Held(int buffer = 0) {
+  HF_DEVICE Held() {
     extern __shared__ uint4 held_slots[];
-    in_shared = reinterpret_cast<unsigned char*>(held_slots + buffer * (kHeld - kHeldInRegisters) * Tiles::threads +
-                                                 threadIdx.x);
+    in_shared = reinterpret_cast<unsigned char*>(held_slots + threadIdx.x);
   }
   HF_DEVICE void* slot(int k) const { return in_shared + (k - kHeldInRegisters) * Tiles::threads * 16; }
   // Starts the load of unit k from x's element `offset` (`valid`: the unit lies in the tensor;
@@ -167,15 +163,14 @@ HF_DEVICE void start_held(const hf::BnForwardArgs& args, Held<V>& held, Offset o
 }
 
 // Passes the values of each unit that start_held loaded to add(), as they land: those in
-// registers first, while the shared ones land. `Newer`: the groups of copies committed since
-// (a persistent block's next tile), left in flight.
-template <int V, int Newer = 0, class Valid, class Add>
+// registers first, while the shared ones land.
+template <int V, class Valid, class Add>
 HF_DEVICE void add_held(const Held<V>& held, Valid valid, Add add) {
 #pragma unroll
   for (int k = 0; k < kHeldInRegisters; ++k) {
     if (valid(k)) add(held.get(k));
   }
-  hf::cp_async_wait<Newer>();  // each thread reads back only its own slots: no block barrier
+  hf::cp_async_wait<0>();  // each thread reads back only its own slots: no block barrier
 #pragma unroll
   for (int k = kHeldInRegisters; k < kHeld; ++k) {
     if (valid(k)) add(held.get(k));
@@ -204,16 +199,15 @@ HF_DEVICE void start_held_rows(const hf::BnForwardArgs& args, Held<V>& held, con
       args, held, [&](int k) { return x(held_row<V>(p, k)); }, [&](int k) { return held_valid<V>(p, k); });
 }
 
-// thread_moments over the units of p that start_held_rows loaded into `held` (`Newer`: as
-// add_held). The shift is the thread's first value, in registers, so that no load of its own
-// waits before the sums.
-template <int V, int Newer = 0>
+// thread_moments over the units of p that start_held_rows loaded into `held`. The shift is the
+// thread's first value, in registers, so that no load of its own waits before the sums.
+template <int V>
 HF_DEVICE hf::Moments<float> held_rows_moments(const Place& p, const Held<V>& held) {
   static_assert(kHeldInRegisters > 0, "the shift is read from the units in registers");
   // Every thread waits for its copies, even with nothing to add: none is left in flight.
   hf::ShiftedSums sums(held_valid<V>(p, 0) ? held.get(0).v[0] : 0.0f);
   int values = 0;
-  add_held<V, Newer>(held, [&](int k) { return held_valid<V>(p, k); },
+  add_held<V>(held, [&](int k) { return held_valid<V>(p, k); },
               [&](const hf::Values<V>& in) {
                 sums.add(in.v);
                 values += V;
@@ -312,77 +306,32 @@ HF_DEVICE void write_partial(const hf::BnForwardArgs& args, const Place& p, cons
   out[2] = m.m2;
 }
 
-// A persistent block's tile p once its threads' moments are in: the reduce, the statistics, and
-// the normalise, from `held` where the walk holds x, there starting the loads of `next` as
-// the slots free if `prefetch`.
-template <int V>
-HF_DEVICE void finish_tile(const hf::BnForwardArgs& args, Shared& shared, const Place& p, const hf::Moments<float>& own,
-                           Held<V>& held, bool prefetch, const Place& next) {
-  const hf::Moments<float> m = Tiles::reduce_rows(p, own, shared.moments);
-  if (p.valid && p.row_lane == 0) shared.inv_std[p.column_lane] = write_statistics(args, p.column, m.mean, m.m2);
-  __syncthreads();  // the next tile's statistics are written after reduce_rows' barriers: no second one
-  normalize<V, kHolds<V>>(args, p, m.mean, shared.inv_std[p.column_lane], &held, prefetch, next);
-}
-
-// The place of a persistent block's column tile.
-HF_DEVICE Place persistent_place(unsigned tile) {
-  Place p = Tiles::place_at(tile, 0);
-  // Else the rows' offsets, the same for every tile, are hoisted out of the loop: 13 units'
-  // worth of registers, which spilled 100 bytes (fp32, sm_90).
-  p.row_lane = hf::opaque(p.row_lane);
-  return p;
-}
-
-// Two buffers: one step of the walk, on tile p (at `tile`) held in `held`; it starts the loads of
-// the next tile into `other` first, so that they are in flight through this tile's reduce,
-// normalise and stores, and moves p and `tile` on to it. Returns whether there is one.
-template <int V>
-HF_DEVICE bool double_buffered_step(const hf::BnForwardArgs& args, Shared& shared, Held<V>& held, Held<V>& other,
-                                    Place& p, unsigned& tile) {
-  const unsigned next_tile = tile + gridDim.x;
-  const Place next = persistent_place(next_tile);
-  const bool more = next_tile < kColumnTiles;
-  if (more) {
-    start_held_rows<V>(args, other, next);
-  } else {
-    hf::cp_async_commit();  // an empty group: the wait below leaves one group in flight either way
-  }
-  finish_tile<V>(args, shared, p, held_rows_moments<V, 1>(p, held), held, false, next);
-  p = next;
-  tile = next_tile;
-  return more;
-}
-
 // Tiling::persistent: the block's column tiles blockIdx.x, + gridDim.x, ... in one pass each;
-// holding x, it starts the next tile's loads as it normalises (one buffer) or before the reduce
-// (two buffers, the steps alternating between them). The scalar walk of misaligned pointers
-// reads x again instead.
+// holding x, it starts the next tile's loads as it normalises (the scalar walk of misaligned
+// pointers reads x again instead).
 template <int V>
 HF_DEVICE void persistent_phase(const hf::BnForwardArgs& args, Shared& shared) {
   if (blockIdx.x >= kColumnTiles) return;  // the host launches at most one block a tile
-  Place p = persistent_place(blockIdx.x);
-  if constexpr (kHolds<V> && Tiling::persistent_buffers == 2) {
-    Held<V> first(0), second(1);
-    start_held_rows<V>(args, first, p);
-    unsigned tile = blockIdx.x;
-    while (double_buffered_step<V>(args, shared, first, second, p, tile) &&
-           double_buffered_step<V>(args, shared, second, first, p, tile)) {
+  Held<V> held;  // unused unless kHolds<V>
+  Place p = Tiles::place_at(blockIdx.x, 0);
+  if constexpr (kHolds<V>) start_held_rows<V>(args, held, p);
+  for (unsigned tile = blockIdx.x; tile < kColumnTiles; tile += gridDim.x) {
+    const unsigned next_tile = tile + gridDim.x;
+    Place next = Tiles::place_at(next_tile, 0);
+    // Else the rows' offsets, the same for every tile, are hoisted out of the loop: 13 units'
+    // worth of registers, which spilled 100 bytes (fp32, sm_90).
+    next.row_lane = hf::opaque(next.row_lane);
+    hf::Moments<float> own;
+    if constexpr (kHolds<V>) {
+      own = held_rows_moments<V>(p, held);
+    } else {
+      own = thread_moments<V>(args, p);
     }
-  } else {
-    Held<V> held;  // unused unless kHolds<V>
-    if constexpr (kHolds<V>) start_held_rows<V>(args, held, p);
-    for (unsigned tile = blockIdx.x; tile < kColumnTiles; tile += gridDim.x) {
-      const unsigned next_tile = tile + gridDim.x;
-      const Place next = persistent_place(next_tile);
-      hf::Moments<float> own;
-      if constexpr (kHolds<V>) {
-        own = held_rows_moments<V>(p, held);
-      } else {
-        own = thread_moments<V>(args, p);
-      }
-      finish_tile<V>(args, shared, p, own, held, next_tile < kColumnTiles, next);
-      p = next;
-    }
+    const hf::Moments<float> m = Tiles::reduce_rows(p, own, shared.moments);
+    if (p.valid && p.row_lane == 0) shared.inv_std[p.column_lane] = write_statistics(args, p.column, m.mean, m.m2);
+    __syncthreads();  // the next tile's statistics are written after reduce_rows' barriers: no second one
+    normalize<V, kHolds<V>>(args, p, m.mean, shared.inv_std[p.column_lane], &held, next_tile < kColumnTiles, next);
+    p = next;
   }
 }
 
@@ -498,12 +447,11 @@ HF_DEVICE index_t held_image(const Groups::Lane& g, int k) {
 }
 
 // This thread's moments of its two channels (low, high) over its vectors; with Holds, loaded
-// all at once into `held` (with Started, by start_group_held before the call, `Newer` groups of
-// copies committed since: add_held's). Element e of every vector belongs to the same channel (low's for
+// all at once into `held`. Element e of every vector belongs to the same channel (low's for
 // e < split), so each e keeps fp32 sums of its own, shifted by its channel's value, and the
 // loop makes no per-element choice between the two channels (it cost ~34 instructions a vector
 // against ~12: docs/PERF_NOTES.md v27); they go into the channels' runs after each batch.
-template <int V, bool Holds = false, bool Started = false, int Newer = 0>
+template <int V, bool Holds = false>
 HF_DEVICE void group_moments(const hf::BnForwardArgs& args, const Groups::Lane& g, hf::Moments<float>& low,
                              hf::Moments<float>& high, Held<V>* held = nullptr) {
   low = high = {0.0f, 0.0f, 0.0f};
@@ -541,16 +489,13 @@ HF_DEVICE void group_moments(const hf::BnForwardArgs& args, const Groups::Lane& 
   };
   if constexpr (Holds) {
     int units = 0;
-    const auto valid = [&](int k) { return held_image(g, k) < g.n_end; };
-    const auto add_unit = [&](const hf::Values<V>& in) {
-      add(in);
-      ++units;
-    };
-    if constexpr (Started) {
-      add_held<V, Newer>(*held, valid, add_unit);
-    } else {
-      load_held<V>(args, *held, [&](int k) { return Groups::offset<XGeom>(g, held_image(g, k)); }, valid, add_unit);
-    }
+    load_held<V>(
+        args, *held, [&](int k) { return Groups::offset<XGeom>(g, held_image(g, k)); },
+        [&](int k) { return held_image(g, k) < g.n_end; },
+        [&](const hf::Values<V>& in) {
+          add(in);
+          ++units;
+        });
     flush();
     // At most kHeld * V values a channel: one fp32 run.
     lo.sums.end_batch_values<false>(units * lo_count);
@@ -613,12 +558,14 @@ HF_DEVICE void group_normalize(const hf::BnForwardArgs& args, const Groups::Lane
   }
 }
 
-// The reduce of a group's moments, then its statistics (one partial) or partials; with one
-// partial, the normalise (from `held` where the walk holds x). p: the block's place in the group.
 template <int V>
-HF_DEVICE void group_statistics(const hf::BnForwardArgs& args, Shared& shared, const Groups::Lane& g, const Place& p,
-                                const hf::Moments<float>& low, const hf::Moments<float>& high, Held<V>& held) {
+HF_DEVICE void group_reduce_phase(const hf::BnForwardArgs& args, Shared& shared) {
+  const Groups::Lane g = Groups::lane();
+  Held<V> held;  // unused unless kHolds<V>
+  hf::Moments<float> low, high;
+  group_moments<V, kHolds<V>>(args, g, low, high, &held);
   Groups::reduce_channels(low, high, hf::Moments<float>{0.0f, 0.0f, 0.0f}, shared.groups);
+  const Place p = Tiles::place();  // column lanes = the group's channels
   if (p.valid && p.row_lane == 0) {
     const hf::Moments<float> m = shared.groups.channel[p.column_lane];
     if constexpr (Tiling::partials == 1) {
@@ -632,61 +579,6 @@ HF_DEVICE void group_statistics(const hf::BnForwardArgs& args, Shared& shared, c
     __syncthreads();
     group_normalize<V, kHolds<V>>(args, g, shared.mean, shared.inv_std, &held);
   }
-}
-
-// Starts the loads of every unit of this thread's vectors of g into `held` (the held walk).
-template <int V>
-HF_DEVICE void start_group_held(const hf::BnForwardArgs& args, Held<V>& held, const Groups::Lane& g) {
-  start_held<V>(
-      args, held, [&](int k) { return Groups::offset<XGeom>(g, held_image(g, k)); },
-      [&](int k) { return g.active && held_image(g, k) < g.n_end; });
-}
-
-// Tiling::persistent over plane groups: persistent_phase's two buffers, a group of channels a
-// tile. One step: tile `tile` (lane g) held in `held`; the next tile's loads start in `other`
-// first; returns whether there is a next tile.
-template <int V>
-HF_DEVICE bool group_double_buffered_step(const hf::BnForwardArgs& args, Shared& shared, Held<V>& held,
-                                          Held<V>& other, Groups::Lane& g, unsigned& tile) {
-  const unsigned next_tile = tile + gridDim.x;
-  const Groups::Lane next = Groups::lane_at(next_tile, 0);
-  const bool more = next_tile < kColumnTiles;
-  if (more) {
-    start_group_held<V>(args, other, next);
-  } else {
-    hf::cp_async_commit();  // an empty group: the wait leaves one group in flight either way
-  }
-  hf::Moments<float> low, high;
-  group_moments<V, true, true, 1>(args, g, low, high, &held);
-  group_statistics<V>(args, shared, g, Tiles::place_at(tile, 0), low, high, held);
-  g = next;
-  tile = next_tile;
-  return more;
-}
-
-template <int V>
-HF_DEVICE void group_persistent_phase(const hf::BnForwardArgs& args, Shared& shared) {
-  if (blockIdx.x >= kColumnTiles) return;  // the host launches at most one block a tile
-  Held<V> first(0), second(1);
-  unsigned tile = blockIdx.x;
-  Groups::Lane g = Groups::lane_at(tile, 0);
-  start_group_held<V>(args, first, g);
-  while (group_double_buffered_step<V>(args, shared, first, second, g, tile) &&
-         group_double_buffered_step<V>(args, shared, second, first, g, tile)) {
-  }
-}
-
-template <int V>
-HF_DEVICE void group_reduce_phase(const hf::BnForwardArgs& args, Shared& shared) {
-  if constexpr (Tiling::persistent) {
-    group_persistent_phase<V>(args, shared);
-    return;
-  }
-  const Groups::Lane g = Groups::lane();
-  Held<V> held;  // unused unless kHolds<V>
-  hf::Moments<float> low, high;
-  group_moments<V, kHolds<V>>(args, g, low, high, &held);
-  group_statistics<V>(args, shared, g, Tiles::place(), low, high, held);  // column lanes = the group's channels
 }
 
 template <int V>

@@ -60,13 +60,9 @@ struct PlaneGroups {
   };
   // `reversed` as in ColumnTiling::place: the same block numbering.
   static HF_DEVICE Lane lane(bool reversed = false) {
+    Lane g;
     const unsigned bx = reversed ? gridDim.x - 1 - blockIdx.x : blockIdx.x;
     const unsigned by = reversed ? gridDim.y - 1 - blockIdx.y : blockIdx.y;
-    return lane_at(bx, by);
-  }
-  // The thread's lane in group bx, partial by, however the block got that work.
-  static HF_DEVICE Lane lane_at(unsigned bx, unsigned by) {
-    Lane g;
     const int t = static_cast<int>(threadIdx.x);
     g.c0 = static_cast<index_t>(bx) * V;
     g.n_begin = static_cast<index_t>(by) * images_per_partial;

@@ -31,15 +31,10 @@ constexpr std::int64_t kHeldSharedBytes = 40 * 1024;
 // The kernel keeps 2-byte vectors as loaded (4 registers each) and unpacks them when read; the
 // budgets count the floats they unpack to all the same: 4 fp16 vectors left a 16-24 byte frame.
 constexpr std::int64_t kExchangeRegisterValues = 16;
-// Persistent blocks (BnTiling::persistent): 1024 threads, one block a multiprocessor, holding one
-// or two whole columns (kHeldRegisterValues in registers, shared among them, the rest in the
-// shared memory a block may have, less kStaticSharedBytes for the kernel's own: its fp64 merge
-// scratch, 24 bytes a thread).
+// Persistent blocks (BnTiling::persistent): 1024 threads, one block a multiprocessor, holding a
+// whole column (kHeldRegisterValues in registers, the rest in the shared memory a block may
+// have, less kStaticSharedBytes for the kernel's own: its fp64 merge scratch, 24 bytes a thread).
 constexpr int kPersistentThreads = 1024;
-// ... over plane groups, whose walk keeps each element's shift and parameters besides: 16 fp32
-// values in registers (24 left a 32-byte stack frame: 64x2048x7x7, two buffers, sm_90), none
-// of 16-bit types, whose vectors have twice the elements (one unit a buffer left a 32-byte frame).
-constexpr std::int64_t kPersistentGroupRegisterValues = 16;
 constexpr std::int64_t kStaticSharedBytes = 32 * 1024;
 constexpr std::int64_t kMinRowsPerThread = 4;  // below this, more partials cost more than they give
 constexpr std::int64_t kMaxRowsPerPartial = std::int64_t{1} << 24;  // counts stay exact in fp32
@@ -185,51 +180,27 @@ BnTiling choose_bn_tiling(const TensorDesc& x, BatchNormMode mode, const Target&
       t.held_in_registers = static_cast<int>(in_registers);
     }
   }
-  // Forward training over NCHW planes, at least two column tiles a multiprocessor: persistent
-  // blocks of kPersistentThreads, x read once, no block waiting for another (the exchange's
-  // loss, below). Where a column does not fit the held walk of 256 threads but fits one such
-  // block (vectors along the plane), they hold one column and load the next as they normalise
-  // this one. Where a column tile fits the held walk (vectors along the plane, or a plane
-  // group's channels), whose blocks all load, then all reduce, then all store in one wave, and
-  // two fit such a block, they hold two and load the next tile before this one's reduce, so
-  // that a multiprocessor's loads stay in flight through its reduces and stores.
+  // Forward training over vector-walked planes whose column does not fit the held walk of 256
+  // threads but fits one block of kPersistentThreads, at least two such columns a
+  // multiprocessor: persistent blocks, whose loads of the next column overlap the stores of
+  // this one, x read once, no block waiting for another (the exchange's loss, below).
   const std::int64_t sms = multiprocessors_of(target);
-  const std::int64_t column_tiles = ceil_div(t.columns, t.tile_columns);
-  if (kernel == BnKernel::forward_training && t.spatial && !channels_inner && persistence != BnPersistence::never &&
-      (t.plane_groups ? s <= kPersistentThreads : plane_vectors_fit(x, lanes))) {
-    // A thread's units of a column tile: images (plane groups: a vector of each, kPersistentThreads
-    // / s images a pass) or vectors along the plane.
-    const std::int64_t units = t.plane_groups ? ceil_div(n, kPersistentThreads / s)
-                                              : ceil_div(t.rows, lanes * kPersistentThreads);
+  const bool persistent_wanted = persistence == BnPersistence::wherever_fits ||
+                                 (persistence == BnPersistence::heuristic && t.held_units == 0 && t.columns >= 2 * sms);
+  if (kernel == BnKernel::forward_training && t.spatial && !channels_inner && !t.plane_groups && persistent_wanted &&
+      plane_vectors_fit(x, lanes)) {
+    const std::int64_t units = ceil_div(t.rows, lanes * kPersistentThreads);
+    const std::int64_t in_registers = std::min(units, kHeldRegisterValues / lanes);
     const auto shared_limit = static_cast<std::int64_t>(shared_per_block_of(target)) - kStaticSharedBytes;
-    // The units a block holds in registers for `buffers` column tiles (the register budget
-    // shared among them), if the rest fit its shared memory; else -1.
-    const std::int64_t register_values =
-        !t.plane_groups ? kHeldRegisterValues : element_bytes == 4 ? kPersistentGroupRegisterValues : 0;
-    const auto registers_for = [&](std::int64_t buffers) -> std::int64_t {
-      const std::int64_t in_registers = std::min(units, register_values / lanes / buffers);
-      return (units - in_registers) * kPersistentThreads * 16 * buffers <= shared_limit ? in_registers : -1;
-    };
-    // Plane groups take two buffers only (the kernel has no one-buffer group walk).
-    const bool one_fits = !t.plane_groups && registers_for(1) >= 0, two_fit = registers_for(2) >= 0;
-    std::int64_t buffers = 0;
-    if (persistence == BnPersistence::two_wherever_fit) {
-      buffers = two_fit ? 2 : one_fits ? 1 : 0;
-    } else if (persistence == BnPersistence::wherever_fits) {
-      buffers = one_fits ? 1 : 0;
-    } else if (column_tiles >= 2 * sms) {  // the heuristic
-      if (t.held_units == 0 && one_fits) buffers = 1;
-      if (t.held_units > 0 && two_fit) buffers = 2;
-    }
-    if (buffers > 0) {
-      t.persistent_blocks = static_cast<int>(std::min(column_tiles, sms));
-      t.persistent_buffers = static_cast<int>(buffers);
-      t.tile_rows = kPersistentThreads / t.tile_columns;
+    if ((units - in_registers) * kPersistentThreads * 16 <= shared_limit) {
+      t.persistent_blocks = static_cast<int>(std::min(t.columns, sms));
+      t.tile_columns = 1;
+      t.tile_rows = kPersistentThreads;
       t.partials = 1;
       t.rows_per_partial = t.rows;
       t.early_start = false;  // one launch
       t.held_units = static_cast<int>(units);
-      t.held_in_registers = static_cast<int>(registers_for(buffers));
+      t.held_in_registers = static_cast<int>(in_registers);
     }
   }
   // Forward training over vector-walked planes whose column does not fit one held partial, x
@@ -276,7 +247,6 @@ void emit_tiling(PlanHeader& h, const BnTiling& t) {
   h.line("  static constexpr int held_units = " + std::to_string(t.held_units) + ";");
   h.line("  static constexpr int held_in_registers = " + std::to_string(t.held_in_registers) + ";");
   h.line(std::string("  static constexpr bool persistent = ") + (t.persistent() ? "true" : "false") + ";");
-  h.line("  static constexpr int persistent_buffers = " + std::to_string(t.persistent_buffers) + ";");
   h.line("};");
 }
 

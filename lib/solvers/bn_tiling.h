@@ -33,10 +33,6 @@ struct BnTiling {
   // many blocks (one a multiprocessor), each walking column tiles b, b + blocks, ... and loading
   // the next tile while it normalises this one (kernels/bn_forward_training.hip); 0: not so.
   int persistent_blocks = 0;
-  // Persistent blocks: column tiles a block holds at once. 1: the next tile's loads start as
-  // this one's slots free while it normalises; 2: they start before this one's reduce, into a
-  // second set of slots, and stay in flight through its reduce, normalise and stores.
-  int persistent_buffers = 1;
   std::int64_t columns = 0, rows = 0, rows_per_partial = 0;
   // The finalize and apply phases start early (rt::launch_kernel), where the target can.
   bool early_start = false;
@@ -46,11 +42,8 @@ struct BnTiling {
   dim3 grid() const;           // reduce and apply phases: column tiles x partials
   dim3 finalize_grid() const;  // column tiles
   int launches() const { return partials == 1 || exchange ? 1 : apply_merges ? 2 : 3; }
-  // Dynamic shared memory of the (first) launch: the held units not in registers, 16 bytes each,
-  // for each column tile a persistent block holds.
-  unsigned shared_bytes() const {
-    return static_cast<unsigned>((held_units - held_in_registers) * threads() * 16 * (persistent() ? persistent_buffers : 1));
-  }
+  // Dynamic shared memory of the (first) launch: the held units not in registers, 16 bytes each.
+  unsigned shared_bytes() const { return static_cast<unsigned>((held_units - held_in_registers) * threads() * 16); }
   // Bytes of the partials scratch for `fields` floats per (column, partial); 0 with one partial.
   std::size_t scratch_bytes(int fields) const;
   // Counters of the exchange (kernels/bn_forward_training.hip: one per column tile, the ticket,
@@ -62,10 +55,9 @@ struct BnTiling {
 enum class BnKernel { forward_training, backward };
 
 // Where forward training's persistent blocks (BnTiling::persistent) are taken: where the
-// heuristic takes them, nowhere, wherever a column fits one (holding one column tile a block),
-// or wherever two fit (holding two; else one, where one fits) (development: the
+// heuristic takes them, nowhere, or wherever a column fits one (development: the
 // HIPFUSE_BN_PERSISTENT variable, bn_training_solver.cpp).
-enum class BnPersistence { heuristic, never, wherever_fits, two_wherever_fit };
+enum class BnPersistence { heuristic, never, wherever_fits };
 
 // The tiling for BN over `x` in `mode` on `target`, for `kernel`.
 BnTiling choose_bn_tiling(const TensorDesc& x, BatchNormMode mode, const Target& target, BnKernel kernel,

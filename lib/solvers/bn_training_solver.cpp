@@ -25,13 +25,11 @@ std::vector<const FusionOp*> epilogue_ops(const FusionPlan& plan) {
 }
 
 // HIPFUSE_BN_PERSISTENT (development): "0" never takes persistent blocks, "1" wherever a column
-// fits one (holding one column), "2" wherever two fit (holding two; else one, where one fits);
-// anything else, or unset, leaves the heuristic's choice.
+// fits one; anything else, or unset, leaves the heuristic's choice.
 BnPersistence persistence_from_environment() {
   const auto value = env::get("HIPFUSE_BN_PERSISTENT");
   if (value == "0") return BnPersistence::never;
   if (value == "1") return BnPersistence::wherever_fits;
-  if (value == "2") return BnPersistence::two_wherever_fit;
   return BnPersistence::heuristic;
 }
 

@@ -45,8 +45,7 @@ void check_whole_images(const BnTiling& t, std::int64_t images, std::int64_t pla
 
 TEST_CASE("BN tiling: planes that 16-byte vectors do not tile walk as plane groups") {
   SUBCASE("fp32 2048x7x7: groups of 4 channels, one partial (512 blocks on a 528-block wave)") {
-    // (Where persistent blocks take it, below, without them.)
-    const BnTiling t = without_persistence(DataType::float32, {64, 2048, 7, 7});
+    const BnTiling t = spatial_tiling(DataType::float32, {64, 2048, 7, 7});
     CHECK(t.plane_groups);
     CHECK(t.tile_columns == 4);
     CHECK(t.threads() == 256);
@@ -73,9 +72,8 @@ TEST_CASE("BN tiling: forward training holds x where a thread's share of one par
   // 2048x7x7: 5 images a pass of 256 threads (245 active), 64 images in 13 vectors a thread.
   // 1024x14x14: 64 x 196 rows a channel, 3136 vectors over 256 threads, 13 a thread. 6 in
   // registers, 7 in 28 KB of shared memory.
-  // (Where persistent blocks take them, below, without them.)
-  for (const BnTiling& t : {without_persistence(DataType::float32, {64, 2048, 7, 7}),
-                            without_persistence(DataType::float32, {64, 1024, 14, 14})}) {
+  for (const BnTiling& t :
+       {spatial_tiling(DataType::float32, {64, 2048, 7, 7}), spatial_tiling(DataType::float32, {64, 1024, 14, 14})}) {
     CHECK(t.partials == 1);
     CHECK(t.threads() == 256);
     CHECK(t.held_units == 13);
@@ -83,7 +81,7 @@ TEST_CASE("BN tiling: forward training holds x where a thread's share of one par
     CHECK(t.shared_bytes() == 7 * 256 * 16);
   }
   // A few images: everything in registers, no shared memory.
-  const BnTiling few = without_persistence(DataType::float32, {8, 2048, 7, 7});
+  const BnTiling few = spatial_tiling(DataType::float32, {8, 2048, 7, 7});
   CHECK(few.held_units == 2);
   CHECK(few.held_in_registers == 2);
   CHECK(few.shared_bytes() == 0);
@@ -149,7 +147,7 @@ TEST_CASE("BN tiling: forward training exchanges partials where a column does no
   small.multiprocessors = 8;
   for (const BnTiling& t :
        {without_persistence(DataType::half, {64, 512, 28, 28}), spatial_tiling(DataType::float32, {64, 3, 40, 40}),
-        without_persistence(DataType::float32, {64, 1024, 14, 14}), spatial_tiling(DataType::float32, {64, 2048, 7, 7}),
+        spatial_tiling(DataType::float32, {64, 1024, 14, 14}), spatial_tiling(DataType::float32, {64, 2048, 7, 7}),
         spatial_tiling(DataType::float32, {64, 256, 56, 56}, Lay::nchw, BnKernel::backward),
         spatial_tiling(DataType::float32, {64, 256, 56, 56}, Lay::nhwc),
         choose_bn_tiling(packed(DataType::float32, {64, 256, 56, 56}, Lay::nchw), BatchNormMode::per_activation,
@@ -168,7 +166,6 @@ TEST_CASE("BN tiling: forward training walks whole columns in persistent blocks 
   // 7 in 112 KB of shared memory); fp16, 6272 vectors, 7 a thread (3 and 4).
   const auto check_persistent = [](const BnTiling& t, int units, int in_registers, std::int64_t lanes) {
     CHECK(t.persistent());
-    CHECK(t.persistent_buffers == 1);
     CHECK(t.persistent_blocks == 132);
     CHECK(t.grid().x == 132);
     CHECK(t.grid().y == 1);
@@ -202,17 +199,16 @@ TEST_CASE("BN tiling: forward training walks whole columns in persistent blocks 
   CHECK(forced_14.persistent());
   CHECK(forced_14.held_units == 4);
   CHECK(forced_14.held_in_registers == 4);
-  CHECK(forced_14.persistent_buffers == 1);
   CHECK(forced_14.shared_bytes() == 0);
-  // Not: a column too long for a block (fp32 56x56: 49 vectors a thread), fewer than two column
-  // tiles a multiprocessor (with the held walk of 256 threads fitting or not; plane groups),
-  // a device whose blocks may have less shared memory, the backward, channels-last,
-  // per-activation, or the development variable's "0".
+  // Not: the held walk of 256 threads fits (14x14), plane groups (7x7), a column too long for a
+  // block (fp32 56x56: 49 vectors a thread), fewer than two columns a multiprocessor, a device
+  // whose blocks may have less shared memory, the backward, channels-last, per-activation, or
+  // the development variable's "0".
   Target small_shared = h200();
   small_shared.device = 0;
   small_shared.shared_per_block = 128 * 1024;
   for (const BnTiling& t :
-       {spatial_tiling(DataType::float32, {64, 200, 14, 14}), spatial_tiling(DataType::float32, {64, 1024, 7, 7}),
+       {spatial_tiling(DataType::float32, {64, 1024, 14, 14}), spatial_tiling(DataType::float32, {64, 2048, 7, 7}),
         spatial_tiling(DataType::float32, {64, 256, 56, 56}), spatial_tiling(DataType::float32, {64, 200, 28, 28}),
         choose_bn_tiling(packed(DataType::float32, {64, 512, 28, 28}, Lay::nchw), BatchNormMode::spatial, small_shared,
                          BnKernel::forward_training),
@@ -220,8 +216,7 @@ TEST_CASE("BN tiling: forward training walks whole columns in persistent blocks 
         spatial_tiling(DataType::float32, {64, 512, 28, 28}, Lay::nhwc),
         choose_bn_tiling(packed(DataType::float32, {64, 512, 28, 28}, Lay::nchw), BatchNormMode::per_activation,
                          h200(), BnKernel::forward_training),
-        without_persistence(DataType::float32, {64, 512, 28, 28}),
-        without_persistence(DataType::float32, {64, 1024, 14, 14})}) {
+        without_persistence(DataType::float32, {64, 512, 28, 28})}) {
     CHECK_FALSE(t.persistent());
     CHECK(t.persistent_blocks == 0);
   }
@@ -229,64 +224,6 @@ TEST_CASE("BN tiling: forward training walks whole columns in persistent blocks 
   CHECK(choose_bn_tiling(packed(DataType::half, {64, 512, 28, 28}, Lay::nchw), BatchNormMode::spatial, small_shared,
                          BnKernel::forward_training)
             .persistent());
-}
-
-TEST_CASE("BN tiling: persistent blocks hold two column tiles where the held walk of 256 threads would take one wave") {
-  // fp32 14x14 planes of 64 images: 3136 vectors a column, 4 a thread of 1024 (the last for 64
-  // threads), 3 of them in registers a column, 1 in 16 KB of shared memory a column.
-  const BnTiling t = spatial_tiling(DataType::float32, {64, 1024, 14, 14});
-  CHECK(t.persistent());
-  CHECK(t.persistent_buffers == 2);
-  CHECK(t.persistent_blocks == 132);
-  CHECK(t.threads() == 1024);
-  CHECK(t.partials == 1);
-  CHECK(t.launches() == 1);
-  CHECK(t.held_units == 4);
-  CHECK(t.held_in_registers == 3);
-  CHECK(t.shared_bytes() == 2 * 1 * 1024 * 16);
-  // Forced ("2"): where two fit (fp16 28x28: 7 units, 1 in registers a column, 192 KB), else one
-  // where one fits (fp32 28x28: 13 units), else none (fp32 56x56); "1" keeps one.
-  const auto forced = [](DataType type, std::vector<std::int64_t> lengths, BnPersistence persistence) {
-    return spatial_tiling(type, std::move(lengths), Lay::nchw, BnKernel::forward_training, persistence);
-  };
-  const BnTiling fp16_28 = forced(DataType::half, {64, 512, 28, 28}, BnPersistence::two_wherever_fit);
-  CHECK(fp16_28.persistent_buffers == 2);
-  CHECK(fp16_28.held_units == 7);
-  CHECK(fp16_28.held_in_registers == 1);
-  CHECK(fp16_28.shared_bytes() == 2 * 6 * 1024 * 16);
-  const BnTiling fp32_28 = forced(DataType::float32, {64, 512, 28, 28}, BnPersistence::two_wherever_fit);
-  CHECK(fp32_28.persistent());
-  CHECK(fp32_28.persistent_buffers == 1);
-  CHECK(fp32_28.held_in_registers == 6);
-  CHECK_FALSE(forced(DataType::float32, {64, 256, 56, 56}, BnPersistence::two_wherever_fit).persistent());
-  CHECK(forced(DataType::float32, {64, 1024, 14, 14}, BnPersistence::wherever_fits).persistent_buffers == 1);
-  // The heuristic keeps one buffer where the held walk of 256 threads does not fit (fp16 28x28).
-  CHECK(spatial_tiling(DataType::half, {64, 512, 28, 28}).persistent_buffers == 1);
-  // Plane groups (fp32 7x7: groups of 4 channels, 20 images a pass of 1024 threads, 4 units a
-  // thread a group, 2 in registers); two buffers only, so "1" leaves them as they were.
-  const BnTiling groups = spatial_tiling(DataType::float32, {64, 2048, 7, 7});
-  CHECK(groups.plane_groups);
-  CHECK(groups.persistent());
-  CHECK(groups.persistent_buffers == 2);
-  CHECK(groups.persistent_blocks == 132);
-  CHECK(groups.tile_columns == 4);
-  CHECK(groups.threads() == 1024);
-  CHECK(groups.partials == 1);
-  CHECK(groups.rows_per_partial == 64 * 49);
-  CHECK(groups.held_units == 4);
-  CHECK(groups.held_in_registers == 2);
-  CHECK(groups.shared_bytes() == 2 * 2 * 1024 * 16);
-  CHECK_FALSE(forced(DataType::float32, {64, 2048, 7, 7}, BnPersistence::wherever_fits).persistent());
-  // 16-bit groups of 8 channels (forced: 256 groups, under two a multiprocessor): none in registers.
-  CHECK_FALSE(spatial_tiling(DataType::half, {64, 2048, 7, 7}).persistent());
-  const BnTiling fp16_groups = forced(DataType::half, {64, 2048, 7, 7}, BnPersistence::two_wherever_fit);
-  CHECK(fp16_groups.persistent_buffers == 2);
-  CHECK(fp16_groups.tile_columns == 8);
-  CHECK(fp16_groups.threads() == 1024);
-  CHECK(fp16_groups.held_units == 4);
-  CHECK(fp16_groups.held_in_registers == 0);
-  // Every buffer's units fit the shared memory a block may have, beside the kernel's own.
-  for (const BnTiling& b : {t, fp16_28, fp32_28, groups, fp16_groups}) CHECK(b.shared_bytes() + 32 * 1024 <= 227 * 1024);
 }
 
 TEST_CASE("BN tiling: the other layouts keep their walks") {
