@@ -16,6 +16,7 @@
 
 #include "common/geometry.h"
 #include "common/memory.h"
+#include "common/statistics.h"
 #include "common/vendor.h"
 
 namespace hf {
@@ -234,23 +235,19 @@ struct ColumnTiling {
   }
 
   // reduce_rows for blocks of one column (tile_columns == 1) whose Acc shuffles
-  // (Acc::shuffled_down): a tree over each 32 lanes by shuffles, then over the groups' results
-  // in the first 32 threads: 2 barriers and a third before `shared` is reused, where reduce_rows
-  // takes log2(tile_rows) + 2 (12 for 1024 threads). Groups of 32 lanes, not the warp: on a
-  // 64-lane wavefront the lanes whose results are kept read only lanes of their own group.
+  // (Acc::shuffled_down): a tree over each 32 lanes by shuffles (merged_over_32_lanes), then
+  // over the groups' results in the first 32 threads: 2 barriers and a third before `shared`
+  // is reused, where reduce_rows takes log2(tile_rows) + 2 (12 for 1024 threads).
   template <class Acc>
   static HF_DEVICE Acc reduce_column(Acc a, Acc zero, Acc* shared) {
     static_assert(T::tile_columns == 1 && T::tile_rows % 32 == 0 && T::tile_rows <= 32 * 32,
                   "one column, whole groups of 32 lanes, at most 32 of them");
     const int lane = static_cast<int>(threadIdx.x) % 32, group = static_cast<int>(threadIdx.x) / 32;
-#pragma unroll
-    for (int step = 16; step > 0; step /= 2) a.merge(a.shuffled_down(step));
+    a = merged_over_32_lanes(a);
     if (lane == 0) shared[group] = a;
     __syncthreads();
     if (group == 0) {
-      a = lane < T::tile_rows / 32 ? shared[lane] : zero;
-#pragma unroll
-      for (int step = 16; step > 0; step /= 2) a.merge(a.shuffled_down(step));
+      a = merged_over_32_lanes(lane < T::tile_rows / 32 ? shared[lane] : zero);
       if (lane == 0) shared[T::tile_rows / 32] = a;
     }
     __syncthreads();

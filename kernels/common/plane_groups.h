@@ -130,8 +130,7 @@ struct PlaneGroups {
         }
       }
       // Then a tree over the 32 lanes by shuffles (whole groups of 32 threads merge or not).
-#pragma unroll
-      for (int step = 16; step > 0; step /= 2) a.merge(a.shuffled_down(step));
+      a = merged_over_32_lanes(a);
       if (lane == 0) shared.channel[ch] = a;
     }
     __syncthreads();

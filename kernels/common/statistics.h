@@ -30,6 +30,17 @@ struct Moments {
   }
 };
 
+// `a` merged over each group of 32 lanes by shuffles (Acc::shuffled_down); lane 0 of each
+// group holds its group's result. Every lane of the group must call it. Groups of 32 lanes,
+// not the warp: on a 64-lane wavefront the lanes whose results are kept read only lanes of
+// their own group.
+template <class Acc>
+HF_DEVICE Acc merged_over_32_lanes(Acc a) {
+#pragma unroll
+  for (int step = 16; step > 0; step /= 2) a.merge(a.shuffled_down(step));
+  return a;
+}
+
 // A thread adds up tens of thousands of values per sum on the largest tensors (2^30 rows
 // a column: ~16,000 a thread). One fp32 accumulator that long loses ~sqrt(n) ulps, 1e-5
 // relative at that size (measured), so the threads' accumulators add runs of about
