@@ -17,7 +17,9 @@
 #             reference layers, the data behind the tile heuristic
 # SWEEP picks the sweep's test cases (a doctest -tc pattern; default every "igemm: tile sweep*").
 # JOBS sets how many driver processes share the GPU (default: min(12, cores)); TEST_PROCS how
-# many processes of the test binary (default 4).
+# many processes of the test binary (default 4); SANITIZE_PROCS how many processes each
+# sanitizer runs its share of the test cases in (default 4; memcheck's and racecheck's run at
+# the same time: the sanitizers' time is mostly on the CPU).
 #
 # Build on the build machine (scripts/setup.sh), copy the repository with its build
 # directory to the GPU machine (optionally with a kernel cache pre-filled by
@@ -55,6 +57,32 @@ step() {  # step NAME LOGFILE COMMAND...: run, log, record pass/fail
   return $rc
 }
 
+# The test binary's case names (doctest filters such as --test-case=... narrow the list), one a line.
+list_test_cases() { "$@" --list-test-cases | grep -v -e '^\[doctest\]' -e '^====='; }
+
+# A name made safe for a doctest filter, which splits at unescaped commas.
+doctest_escape() {
+  local escaped=${1//\\/\\\\}
+  printf '%s' "${escaped//,/\\,}"
+}
+
+# Totals over test processes' logs (one without a totals line crashed or was killed), and the
+# names of the test cases that reported an error, so that a summary line says which failed.
+#   doctest_totals PROCESSES LOG...
+doctest_totals() {
+  local procs=$1
+  shift
+  awk -v procs="$procs" '
+    function numbers(   f, n) { n = 0; for (f = 1; f <= NF; f++) if ($f ~ /^[0-9]+$/) v[++n] = $f }
+    FNR == 1 { current = "" }
+    /^TEST CASE:/ { current = $0; sub(/^TEST CASE: */, "", current) }
+    / ERROR: / && current != "" && !(current in named) { named[current] = 1; names = names (names == "" ? "" : "; ") current }
+    /^\[doctest\] test cases:/ { numbers(); cases += v[1]; passed += v[2]; failed += v[3]; logs++ }
+    /^\[doctest\] assertions:/ { numbers(); asserts += v[1]; afailed += v[3] }
+    END { printf "[doctest] %d of %d processes finished: test cases: %d | %d passed | %d failed; assertions: %d | %d failed%s\n",
+          logs, procs, cases, passed, failed, asserts, afailed, (names == "" ? "" : "; failed: " names) }' "$@"
+}
+
 # The GPU test binary as TEST_PROCS processes at once (default 4: hipRTC compiles on the CPU),
 # its test cases dealt round-robin, those past 2^31 elements in a process of their own (their
 # CPU references take tens of GB of host memory), then the OOM tests alone (they fill the GPU).
@@ -64,14 +92,13 @@ run_gpu_tests() {
   local -a shard=() pids=()
   local large='' rc=0
   while IFS= read -r name; do
-    escaped=${name//\\/\\\\}
-    escaped=${escaped//,/\\,}  # doctest splits filters at unescaped commas
+    escaped=$(doctest_escape "$name")
     case $name in
       oom*) ;;
       *2^31* | large:*) large+="${large:+,}$escaped" ;;
       *) k=$((i % procs)); shard[k]+="${shard[k]:+,}$escaped"; i=$((i + 1)) ;;
     esac
-  done < <("$bin" --list-test-cases | grep -v -e '^\[doctest\]' -e '^=====')
+  done < <(list_test_cases "$bin")
   [[ -n $large ]] && shard[procs]=$large
   for k in "${!shard[@]}"; do
     stdbuf -oL "$bin" --duration=true --test-case="${shard[k]}" >"$out/gpu_tests_$k.log" 2>&1 &
@@ -80,17 +107,35 @@ run_gpu_tests() {
   for pid in "${pids[@]}"; do wait "$pid" || rc=1; done
   stdbuf -oL "$bin" --duration=true --test-case='oom*' >"$out/gpu_tests_oom.log" 2>&1 || rc=1
   cat "$out"/gpu_tests_*.log
-  # Totals over the processes (one without a totals line crashed or was killed), and the names
-  # of the test cases that reported an error, so that the summary line says which failed.
-  awk -v procs="${#pids[@]}" '
-    function numbers(   f, n) { n = 0; for (f = 1; f <= NF; f++) if ($f ~ /^[0-9]+$/) v[++n] = $f }
-    FNR == 1 { current = "" }
-    /^TEST CASE:/ { current = $0; sub(/^TEST CASE: */, "", current) }
-    / ERROR: / && current != "" && !(current in named) { named[current] = 1; names = names (names == "" ? "" : "; ") current }
-    /^\[doctest\] test cases:/ { numbers(); cases += v[1]; passed += v[2]; failed += v[3]; logs++ }
-    /^\[doctest\] assertions:/ { numbers(); asserts += v[1]; afailed += v[3] }
-    END { printf "[doctest] %d of %d processes finished: test cases: %d | %d passed | %d failed; assertions: %d | %d failed%s\n",
-          logs, procs + 1, cases, passed, failed, asserts, afailed, (names == "" ? "" : "; failed: " names) }' "$out"/gpu_tests_*.log
+  doctest_totals $((${#pids[@]} + 1)) "$out"/gpu_tests_*.log
+  return $rc
+}
+
+# The sanitizers over the GPU tests' small cases (every kernel family; the sanitizers slow
+# kernels down 10-100x): memcheck's and racecheck's shares of the cases, SANITIZE_PROCS
+# processes a tool, all at once. Each process logs to <tool>_<k>.log; the last lines printed
+# are each tool's error summaries and totals.
+run_sanitizers() {
+  local bin="$build/tests/hipfuse_gpu_tests" procs=${SANITIZE_PROCS:-4} i=0 k tool name rc=0
+  local cases='smoke*,api*,fused*,igemm: odd*,igemm: every tile*' skip='*large*,*timing*,*2^31*'
+  local -a shard=() pids=() options
+  while IFS= read -r name; do
+    k=$((i % procs)); shard[k]+="${shard[k]:+,}$(doctest_escape "$name")"; i=$((i + 1))
+  done < <(list_test_cases "$bin" --test-case="$cases" --test-case-exclude="$skip")
+  for tool in memcheck racecheck; do
+    options=(--tool "$tool" --error-exitcode 9)
+    [[ $tool == memcheck ]] && options+=(--leak-check full)
+    for k in "${!shard[@]}"; do
+      stdbuf -oL compute-sanitizer "${options[@]}" "$bin" --test-case="${shard[k]}" >"$out/${tool}_$k.log" 2>&1 &
+      pids+=($!)
+    done
+  done
+  for k in "${pids[@]}"; do wait "$k" || rc=1; done
+  for tool in memcheck racecheck; do
+    grep -h -E "(ERROR|RACECHECK|LEAK) SUMMARY" "$out/${tool}"_*.log
+    echo -n "$tool: "
+    doctest_totals "${#shard[@]}" "$out/${tool}"_*.log
+  done
   return $rc
 }
 
@@ -132,13 +177,8 @@ fi
 
 # 6. Memory and race checking of the GPU suite (small cases).
 if want sanitize && [[ -z "$quick" ]] && command -v compute-sanitizer >/dev/null; then
-  # Every kernel family, small shapes; the sanitizers slow kernels down 10-100x.
-  cases='smoke*,api*,fused*,igemm: odd*,igemm: every tile*'
-  skip='*large*,*timing*,*2^31*'
-  step "memcheck" memcheck.log compute-sanitizer --tool memcheck --leak-check full --error-exitcode 9 \
-    "$build/tests/hipfuse_gpu_tests" --test-case="$cases" --test-case-exclude="$skip"
-  step "racecheck" racecheck.log compute-sanitizer --tool racecheck --error-exitcode 9 \
-    "$build/tests/hipfuse_gpu_tests" --test-case="$cases" --test-case-exclude="$skip"
+  step "sanitizers" sanitize.log run_sanitizers
+  grep -E '^(memcheck|racecheck): ' "$out/sanitize.log" | while IFS= read -r line; do note "  $line"; done
 fi
 
 # 7. The tile sweep (asked for by name only: it takes a few minutes and changes nothing).
