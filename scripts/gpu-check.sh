@@ -116,7 +116,7 @@ run_gpu_tests() {
 # processes a tool, all at once. Each process logs to <tool>_<k>.log; the last lines printed
 # are each tool's error summaries and totals.
 run_sanitizers() {
-  local bin="$build/tests/hipfuse_gpu_tests" procs=${SANITIZE_PROCS:-4} i=0 k tool name rc=0
+  local bin="$build/tests/hipfuse_gpu_tests" procs=${SANITIZE_PROCS:-4} i=0 k tool name pid rc=0
   local cases='smoke*,api*,fused*,igemm: odd*,igemm: every tile*' skip='*large*,*timing*,*2^31*'
   local -a shard=() pids=() options
   while IFS= read -r name; do
@@ -130,7 +130,7 @@ run_sanitizers() {
       pids+=($!)
     done
   done
-  for k in "${pids[@]}"; do wait "$k" || rc=1; done
+  for pid in "${pids[@]}"; do wait "$pid" || rc=1; done
   for tool in memcheck racecheck; do
     grep -h -E "(ERROR|RACECHECK|LEAK) SUMMARY" "$out/${tool}"_*.log
     echo -n "$tool: "
