@@ -106,8 +106,8 @@ static_assert(kChunks == 4 || kChunks == 8, "k-tile rows of 64 or 128 bytes");
 static_assert(kTf32 == (sizeof(T) == 4), "fp32 data runs on the matrix units only as tf32");
 static_assert(!kWarpgroupMma || HF_HAS_WARPGROUP_MMA, "warpgroup tiles need an architecture with wgmma (sm_90a)");
 static_assert(!kWarpgroupMma || (kChunks == 8 && !kTf32 && kWarpsN == 1 && kThreads % 128 == 0 &&
-                                 kWgRows % 64 == 0 && (BN == 64 || BN == 128 || BN == 256)),
-              "warpgroup tiles: fp16/bf16, BK 64, warps stacked along M, 64-row slices, N 64/128/256");
+                                 kWgRows % 64 == 0 && BN % 16 == 0 && BN >= 64 && BN <= 256),
+              "warpgroup tiles: fp16/bf16, BK 64, warps stacked along M, 64-row slices, N 64-256 in steps of 16");
 // k-tiles in flight ahead of the one computed: mma.sync frees a stage at the next barrier;
 // with wgmma the previous k-tile's multiplies may still be reading theirs, so one fewer.
 constexpr int kLookahead = kWarpgroupMma ? kStages - 2 : kStages - 1;
@@ -116,8 +116,10 @@ static_assert(kLookahead >= 1 || kStages == 1 || kWarpSpecialized, "stages for t
 
 // Epilogue staging: [BM][BN + 8] floats when the output is contiguous along channels,
 // [BN][BM + 4] when it is contiguous along pixels (both pads make the fragment writes
-// conflict-free); with 16-bit staging [BM][BN + 8] or [BN][BM + 8] values of T (along the
-// pixels, the 4 column pairs of a fragment write land 8 banks apart: BM / 2 + 4 words a row).
+// conflict-free for multiples of 32); with 16-bit staging [BM][BN + 8] or [BN][BM + 8] values
+// of T (along the pixels, the 4 column pairs of a fragment write land 8 banks apart: BM / 2 + 4
+// words a row; along channels BN / 2 + 4 words a row, an odd multiple of 4 for any BN a
+// multiple of 16, so that a fragment's 8 rows start on 8 different 4-bank groups).
 constexpr bool kAlongK = hfi::OutAlongK;
 constexpr int kOutVec = hfi::OutVec;
 constexpr bool kStage16 = hfi::Stage16;
@@ -153,7 +155,8 @@ constexpr int kChannelOffset = kPersistent ? kPipeBytes + kEpiBytes : (kPipeByte
 constexpr int kChannelBytes = kStage16 ? BN * hf::kEpilogueChannelBytes : 0;
 constexpr bool kChannelsShared =
     kStage16 && Epilogue::per_channel && sizeof(EpilogueChannel) <= hf::kEpilogueChannelBytes;
-static_assert(BM % 32 == 0 && BN % 32 == 0, "staging pads assume multiples of 32");
+static_assert(BM % 32 == 0 && (BN % 32 == 0 || (kWarpgroupMma && BN % 16 == 0)),
+              "staging pads assume multiples of 32 (of 16 for the channel widths of warpgroup tiles)");
 static_assert((kAlongK ? BN : BM) % kOutVec == 0, "output vectors tile the block");
 
 HF_DEVICE int swizzle(int row, int chunk) {

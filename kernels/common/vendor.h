@@ -403,19 +403,39 @@ HF_DEVICE void named_barrier_sync(int id, int threads) {
   asm volatile("bar.sync %0, %1;\n" ::"r"(id), "r"(threads) : "memory");
 }
 #define HF_WG_F4(d, i) "+f"(d[i]), "+f"(d[i + 1]), "+f"(d[i + 2]), "+f"(d[i + 3])
-#define HF_WG_F16(d, i) HF_WG_F4(d, i), HF_WG_F4(d, i + 4), HF_WG_F4(d, i + 8), HF_WG_F4(d, i + 12)
-#define HF_WG_F32(d, i) HF_WG_F16(d, i), HF_WG_F16(d, i + 16)
-#define HF_WG_REGS32 \
-  "%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, " \
-  "%16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31"
-#define HF_WG_REGS64 HF_WG_REGS32 ", " \
-  "%32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47, " \
-  "%48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63"
-#define HF_WG_REGS128 HF_WG_REGS64 ", " \
-  "%64, %65, %66, %67, %68, %69, %70, %71, %72, %73, %74, %75, %76, %77, %78, %79, " \
-  "%80, %81, %82, %83, %84, %85, %86, %87, %88, %89, %90, %91, %92, %93, %94, %95, " \
-  "%96, %97, %98, %99, %100, %101, %102, %103, %104, %105, %106, %107, %108, %109, %110, %111, " \
-  "%112, %113, %114, %115, %116, %117, %118, %119, %120, %121, %122, %123, %124, %125, %126, %127"
+#define HF_WG_F8(d, i) HF_WG_F4(d, i), HF_WG_F4(d, i + 4)
+#define HF_WG_ACC8(d) HF_WG_F8(d, 0)
+#define HF_WG_ACC16(d) HF_WG_ACC8(d), HF_WG_F8(d, 8)
+#define HF_WG_ACC24(d) HF_WG_ACC16(d), HF_WG_F8(d, 16)
+#define HF_WG_ACC32(d) HF_WG_ACC24(d), HF_WG_F8(d, 24)
+#define HF_WG_ACC40(d) HF_WG_ACC32(d), HF_WG_F8(d, 32)
+#define HF_WG_ACC48(d) HF_WG_ACC40(d), HF_WG_F8(d, 40)
+#define HF_WG_ACC56(d) HF_WG_ACC48(d), HF_WG_F8(d, 48)
+#define HF_WG_ACC64(d) HF_WG_ACC56(d), HF_WG_F8(d, 56)
+#define HF_WG_ACC72(d) HF_WG_ACC64(d), HF_WG_F8(d, 64)
+#define HF_WG_ACC80(d) HF_WG_ACC72(d), HF_WG_F8(d, 72)
+#define HF_WG_ACC88(d) HF_WG_ACC80(d), HF_WG_F8(d, 80)
+#define HF_WG_ACC96(d) HF_WG_ACC88(d), HF_WG_F8(d, 88)
+#define HF_WG_ACC104(d) HF_WG_ACC96(d), HF_WG_F8(d, 96)
+#define HF_WG_ACC112(d) HF_WG_ACC104(d), HF_WG_F8(d, 104)
+#define HF_WG_ACC120(d) HF_WG_ACC112(d), HF_WG_F8(d, 112)
+#define HF_WG_ACC128(d) HF_WG_ACC120(d), HF_WG_F8(d, 120)
+#define HF_WG_REGS8 "%0, %1, %2, %3, %4, %5, %6, %7"
+#define HF_WG_REGS16 HF_WG_REGS8 ", %8, %9, %10, %11, %12, %13, %14, %15"
+#define HF_WG_REGS24 HF_WG_REGS16 ", %16, %17, %18, %19, %20, %21, %22, %23"
+#define HF_WG_REGS32 HF_WG_REGS24 ", %24, %25, %26, %27, %28, %29, %30, %31"
+#define HF_WG_REGS40 HF_WG_REGS32 ", %32, %33, %34, %35, %36, %37, %38, %39"
+#define HF_WG_REGS48 HF_WG_REGS40 ", %40, %41, %42, %43, %44, %45, %46, %47"
+#define HF_WG_REGS56 HF_WG_REGS48 ", %48, %49, %50, %51, %52, %53, %54, %55"
+#define HF_WG_REGS64 HF_WG_REGS56 ", %56, %57, %58, %59, %60, %61, %62, %63"
+#define HF_WG_REGS72 HF_WG_REGS64 ", %64, %65, %66, %67, %68, %69, %70, %71"
+#define HF_WG_REGS80 HF_WG_REGS72 ", %72, %73, %74, %75, %76, %77, %78, %79"
+#define HF_WG_REGS88 HF_WG_REGS80 ", %80, %81, %82, %83, %84, %85, %86, %87"
+#define HF_WG_REGS96 HF_WG_REGS88 ", %88, %89, %90, %91, %92, %93, %94, %95"
+#define HF_WG_REGS104 HF_WG_REGS96 ", %96, %97, %98, %99, %100, %101, %102, %103"
+#define HF_WG_REGS112 HF_WG_REGS104 ", %104, %105, %106, %107, %108, %109, %110, %111"
+#define HF_WG_REGS120 HF_WG_REGS112 ", %112, %113, %114, %115, %116, %117, %118, %119"
+#define HF_WG_REGS128 HF_WG_REGS120 ", %120, %121, %122, %123, %124, %125, %126, %127"
 // One wgmma of shape m64nNk16 (fp32 accumulators, D += A * B): N / 2 accumulator operands,
 // then the two descriptors, the scale-d flag (1: accumulate) and A's transpose immediate
 // (1: MN-major).
@@ -424,45 +444,35 @@ HF_DEVICE void named_barrier_sync(int id, int threads) {
                "wgmma.mma_async.sync.aligned." SHAPE_TYPES " {" REGS "}, " A ", " B ", p, 1, 1, " TRANS_A ", 0;\n}\n" \
                : __VA_ARGS__                                                                   \
                : "memory")
+// Wgmma<T, N>: the m64nNk16 wgmma of fp16 or bf16 operands, for N a multiple of 16 from 64 to
+// 256 (the implicit GEMM's tile widths: hfi::BN); R = N / 2 accumulators a thread, the
+// descriptors and flags are operands R to R + 3.
 template <typename T, int N> struct Wgmma;
-template <> struct Wgmma<half, 64> {
-  template <int TransA> HF_DEVICE static void run(float (&d)[32], unsigned long long a, unsigned long long b) {
-    HF_WGMMA("m64n64k16.f32.f16.f16", HF_WG_REGS32, "%32", "%33", "%34", "%35", HF_WG_F32(d, 0)
-             : "l"(a), "l"(b), "r"(1), "n"(TransA));
-  }
-};
-template <> struct Wgmma<bfloat16, 64> {
-  template <int TransA> HF_DEVICE static void run(float (&d)[32], unsigned long long a, unsigned long long b) {
-    HF_WGMMA("m64n64k16.f32.bf16.bf16", HF_WG_REGS32, "%32", "%33", "%34", "%35", HF_WG_F32(d, 0)
-             : "l"(a), "l"(b), "r"(1), "n"(TransA));
-  }
-};
-template <> struct Wgmma<half, 128> {
-  template <int TransA> HF_DEVICE static void run(float (&d)[64], unsigned long long a, unsigned long long b) {
-    HF_WGMMA("m64n128k16.f32.f16.f16", HF_WG_REGS64, "%64", "%65", "%66", "%67", HF_WG_F32(d, 0), HF_WG_F32(d, 32)
-             : "l"(a), "l"(b), "r"(1), "n"(TransA));
-  }
-};
-template <> struct Wgmma<bfloat16, 128> {
-  template <int TransA> HF_DEVICE static void run(float (&d)[64], unsigned long long a, unsigned long long b) {
-    HF_WGMMA("m64n128k16.f32.bf16.bf16", HF_WG_REGS64, "%64", "%65", "%66", "%67", HF_WG_F32(d, 0), HF_WG_F32(d, 32)
-             : "l"(a), "l"(b), "r"(1), "n"(TransA));
-  }
-};
-template <> struct Wgmma<half, 256> {
-  template <int TransA> HF_DEVICE static void run(float (&d)[128], unsigned long long a, unsigned long long b) {
-    HF_WGMMA("m64n256k16.f32.f16.f16", HF_WG_REGS128, "%128", "%129", "%130", "%131", HF_WG_F32(d, 0), HF_WG_F32(d, 32),
-             HF_WG_F32(d, 64), HF_WG_F32(d, 96)
-             : "l"(a), "l"(b), "r"(1), "n"(TransA));
-  }
-};
-template <> struct Wgmma<bfloat16, 256> {
-  template <int TransA> HF_DEVICE static void run(float (&d)[128], unsigned long long a, unsigned long long b) {
-    HF_WGMMA("m64n256k16.f32.bf16.bf16", HF_WG_REGS128, "%128", "%129", "%130", "%131", HF_WG_F32(d, 0), HF_WG_F32(d, 32),
-             HF_WG_F32(d, 64), HF_WG_F32(d, 96)
-             : "l"(a), "l"(b), "r"(1), "n"(TransA));
-  }
-};
+#define HF_WGMMA_TYPE(T, TYPES, N, R, A, B, S, TR)                                                    \
+  template <> struct Wgmma<T, N> {                                                                  \
+    template <int TransA> HF_DEVICE static void run(float (&d)[R], unsigned long long a, unsigned long long b) { \
+      HF_WGMMA("m64n" #N "k16.f32." TYPES, HF_WG_REGS##R, A, B, S, TR, HF_WG_ACC##R(d)               \
+               : "l"(a), "l"(b), "r"(1), "n"(TransA));                                              \
+    }                                                                                               \
+  };
+#define HF_WGMMA_SHAPE(N, R, A, B, S, TR)                           \
+  HF_WGMMA_TYPE(half, "f16.f16", N, R, A, B, S, TR)                 \
+  HF_WGMMA_TYPE(bfloat16, "bf16.bf16", N, R, A, B, S, TR)
+HF_WGMMA_SHAPE(64, 32, "%32", "%33", "%34", "%35")
+HF_WGMMA_SHAPE(80, 40, "%40", "%41", "%42", "%43")
+HF_WGMMA_SHAPE(96, 48, "%48", "%49", "%50", "%51")
+HF_WGMMA_SHAPE(112, 56, "%56", "%57", "%58", "%59")
+HF_WGMMA_SHAPE(128, 64, "%64", "%65", "%66", "%67")
+HF_WGMMA_SHAPE(144, 72, "%72", "%73", "%74", "%75")
+HF_WGMMA_SHAPE(160, 80, "%80", "%81", "%82", "%83")
+HF_WGMMA_SHAPE(176, 88, "%88", "%89", "%90", "%91")
+HF_WGMMA_SHAPE(192, 96, "%96", "%97", "%98", "%99")
+HF_WGMMA_SHAPE(208, 104, "%104", "%105", "%106", "%107")
+HF_WGMMA_SHAPE(224, 112, "%112", "%113", "%114", "%115")
+HF_WGMMA_SHAPE(240, 120, "%120", "%121", "%122", "%123")
+HF_WGMMA_SHAPE(256, 128, "%128", "%129", "%130", "%131")
+#undef HF_WGMMA_SHAPE
+#undef HF_WGMMA_TYPE
 template <typename T, int N, bool MnMajorA = false>
 HF_DEVICE void wgmma_m64k16(float (&d)[N / 2], unsigned long long a, unsigned long long b) {
   Wgmma<T, N>::template run<MnMajorA ? 1 : 0>(d, a, b);

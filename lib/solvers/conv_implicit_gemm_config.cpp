@@ -143,6 +143,15 @@ constexpr const char* kIm2colTiles[] = {"wg192x128", "wg128x128p"};
 constexpr const char* kIm2colNarrowTile = "wg128x64p";  // 64 <= N < 128
 constexpr double kPersistentOverlap = 1.25;
 constexpr const char* kMappedTiles[] = {"wg192x128", "wg128x128p", "wg64x128p"};
+// Channel widths fitted to the waves: the heuristic's persistent 2-warpgroup wgmma tile
+// (wg128x128p, A by a tensor map) takes the width, a multiple of 16 from 64 to 256 (wgmma's n),
+// of least estimated time over whole waves where that is at least kFittedWidthGain of the
+// table's. At batch 64, 1x1 2048->512 7x7 makes 25 x 4 = 100 tiles of 128x128 for 132 SMs, a
+// quarter of them idle, where 128x112 makes 125 of 7/8 the work; 1x1 512->2048 7x7 makes 400,
+// four rounds for four blocks and three for the others, where 128x208 makes 250, two rounds of
+// 1.6 tiles' work. "/n<N>" forces the width N of a wgmma tile.
+constexpr int kFittedWidthStep = 16, kFittedWidthMin = 64, kFittedWidthMax = 256;
+constexpr double kFittedWidthGain = 0.9;
 // The automatic choice's BK = 64 substitutes, {picked, substitute}, where the H200 sweep
 // measured the substitute faster (fp16, us): 256x64 -> 128x64k64 on 3x3 64->64 56x56 (NHWC
 // 62.5 -> 60.6, NCHW 98.9 -> 98.0); 128x64 -> 128x64k64 on 3x3 256->256 14x14 (NHWC 56.4 ->
@@ -613,6 +622,43 @@ double estimate_waves(const Problem& p, const Candidate& c, int sms) {
   return static_cast<double>(waves * resident) * tile_work(p, c, cfg);
 }
 
+// Tile `c` with `bn` output channels, its throughput the table's moved by 0.2 a doubling of the
+// width (as the table's wg128x64 1.8, wg128x128 2.0 and wg128x256 2.2).
+Candidate with_width(const Candidate& c, int bn) {
+  Candidate w = c;
+  w.bn = bn;
+  w.efficiency = c.efficiency + 0.2 * std::log2(static_cast<double>(bn) / c.bn);
+  return w;
+}
+
+// The most pipeline stages, at most the tile's, whose shared memory a block of `c` under
+// `modes` can have (228 KB a multiprocessor less 1 KB reserved); 0 where two do not fit.
+int stages_that_fit(const Problem& p, const Candidate& c, int sms, Modes modes) {
+  for (int stages = c.stages; stages >= 2; --stages) {
+    modes.max_stages = stages;
+    if (make_config(p, c, sms, modes).shared_bytes <= kSharedPerSm - kSharedReservedPerBlock) return stages;
+  }
+  return 0;
+}
+
+// The channel width of least estimated time over whole waves for the persistent 128-row wgmma
+// tile `c` under `modes` (kFittedWidthGain), or c.bn.
+int fitted_width(const Problem& p, const Candidate& c, int sms, const Modes& modes) {
+  const double table_cost = estimate_waves(p, c, sms);
+  int best = c.bn;
+  double best_cost = table_cost * kFittedWidthGain;
+  for (int bn = kFittedWidthMin; bn <= kFittedWidthMax; bn += kFittedWidthStep) {
+    const Candidate w = with_width(c, bn);
+    if (stages_that_fit(p, w, sms, modes) == 0) continue;
+    const double cost = estimate_waves(p, w, sms);
+    if (cost < best_cost) {
+      best = bn;
+      best_cost = cost;
+    }
+  }
+  return best;
+}
+
 // Turns stream-K on in `cfg` (tile c): the resident blocks, at most one per k-tile.
 void use_stream_k(Config& cfg, const Problem& p, const Candidate& c, int sms) {
   const std::int64_t units = cfg.tiles * k_tiles(p, c);
@@ -791,10 +837,13 @@ std::array<std::int64_t, 4> nhwc_strides(int n, int c, int h, int w) {
 }
 
 const char* Tile::name() const {
-  const Candidate* matrix = first_matrix_tile([this](const Candidate& c) {
-    return c.bm == bm && c.bn == bn && c.warps_m == warps_m && c.warps_n == warps_n && c.k_chunks == k_chunks &&
-           c.persistent == persistent && c.warpgroup == warpgroup && warps_m > 0;
-  });
+  const auto same = [this](const Candidate& c, bool any_width) {
+    return c.bm == bm && (c.bn == bn || any_width) && c.warps_m == warps_m && c.warps_n == warps_n &&
+           c.k_chunks == k_chunks && c.persistent == persistent && c.warpgroup == warpgroup && warps_m > 0;
+  };
+  const Candidate* matrix = first_matrix_tile([&](const Candidate& c) { return same(c, false); });
+  // A wgmma tile of another width ("/n<N>", or fitted to the waves): the table's tile it came from.
+  if (matrix == nullptr && warpgroup) matrix = first_matrix_tile([&](const Candidate& c) { return same(c, true); });
   if (matrix != nullptr) return matrix->name;
   const Candidate* simt = first_simt_tile([this](const Candidate& c) {
     return c.bm == bm && c.bn == bn && c.k_chunks == k_chunks && warps_m == 0;
@@ -1136,6 +1185,20 @@ Config choose_config(const Problem& p, int sms, const std::string& force_tile_an
   // The tensor-map store of the staged tile: forced with "/bs", and the heuristic's choice where
   // it measured faster (make_config checks that it fits).
   modes.tensor_store = has_mode("bs") || (force_tile.empty() && tensor_store_pays(p));
+  // The channel width: forced ("/n<N>", wgmma tiles), or fitted to the waves (kFittedWidthGain).
+  int width = best->bn;
+  for (int bn = kFittedWidthMin; bn <= kFittedWidthMax && best->warpgroup; bn += kFittedWidthStep) {
+    if (has_mode(("n" + std::to_string(bn)).c_str())) width = bn;
+  }
+  const bool fits_width = best->warpgroup && best->persistent && best->bm == 128 && best->bn == 128 && !stream_k;
+  if (width == best->bn && (mapped_pick || im2col_pick) && fits_width) width = fitted_width(p, *best, sms, modes);
+  Candidate widened = *best;
+  if (width != best->bn) {
+    widened = with_width(*best, width);
+    best = &widened;
+    const int stages = stages_that_fit(p, widened, sms, modes);
+    if (stages > 0 && (modes.max_stages == 0 || stages < modes.max_stages)) modes.max_stages = stages;
+  }
   Config cfg = make_config(p, *best, sms, modes);
   if (stream_k) use_stream_k(cfg, p, *best, sms);
   if (!has_mode("serial")) use_streamed_input(cfg, p, has_mode("stream"));

@@ -57,6 +57,8 @@ struct Tile {
   int k_chunks = 4;              // 16-byte chunks per k-tile row (BK = 16 * k_chunks bytes; simt: 2 or 4)
   bool persistent = false;       // matrix kernel: blocks loop over output tiles, prefetching the next
   bool warpgroup = false;        // matrix kernel: Hopper warpgroup MMA (wgmma) instead of mma.sync
+  // The table tile's name ("wg128x128p"; "custom" for none); a wgmma tile of a width not in the
+  // table (Config's "/n<N>", or fitted to the waves) is named after the first of its shape.
   const char* name() const;
 };
 
@@ -184,7 +186,10 @@ std::string why_not(const Problem& problem, const std::string& arch);
 // Config::tma_a_im2col); "/stream" runs x's re-layout beside the GEMM wherever the kernels can
 // (Config::stream_input), "/serial" before it wherever the heuristic would stream it; "/bs" (with
 // "/ws" and "/s16" on a persistent wgmma tile) stores the staged tile by tensor-map copies
-// (Config::tma_store).
+// (Config::tma_store); "/n<N>" gives a wgmma tile N output channels, a multiple of 16 from 64
+// to 256, as the heuristic does where a width other than its tile's fits the waves better
+// (kFittedWidthGain: 1x1 2048->512 7x7 at batch 64 on 128x112), its stages cut to the shared
+// memory a block can have.
 // Modes combine with '+': "wg128x128/ws+s16".
 // `warpgroup_mma`: the target has wgmma (has_warpgroup_mma).
 Config choose_config(const Problem& problem, int sms, const std::string& force_tile = {}, bool warpgroup_mma = false);

@@ -754,6 +754,39 @@ TEST_CASE("igemm: tensor-map store of the staged tile: M and N edges, several ti
   CHECK(walked >= static_cast<int>(tiles.size()));
 }
 
+// Channel widths other than 64 / 128 / 256 ("/n<N>", as the heuristic fits them to the waves:
+// 112 on 1x1 2048->512 7x7, 208 on 1x1 1024->2048 14x14 s2): N off the width (200: a tile
+// partly past K; 512 over 112: the last tile 64 wide), 4 k-tiles with the last partial, a 3x3
+// A by cp.async and by im2col map, NCHW x copied along the pixels, fp32 staging (144), blocks
+// of several tiles (M 3136, N 2048); every output compared (or 100,000 sampled on the largest).
+TEST_CASE("igemm: channel widths fitted to the waves: N edges, several tiles a block, every A copy") {
+  if (!igemm::has_warpgroup_mma(device_target().arch)) {
+    MESSAGE("no wgmma on " << device_target().arch << ": skipped");
+    return;
+  }
+  const std::vector<const char*> tiles = {"wg128x128p/ws+s16+n112", "wg128x128p/ws+s16+n208",
+                                          "wg128x128p/ws+im2col+s16+n112", "wg128x128p/ws+n144",
+                                          "wg128x128p/ws+s16+n80"};
+  const std::vector<LayerCase> cases = {
+      {DataType::half, Lay::nhwc, {16, 256, 7, 7, 200, 1, 1, 0, 1}, Epi::bias_relu},         // N 200
+      {DataType::bfloat16, Lay::nhwc, {16, 200, 9, 9, 512, 1, 1, 0, 1}, Epi::cbna},          // K 200, N 512
+      {DataType::half, Lay::nhwc, {8, 64, 14, 14, 336, 3, 3, 1, 2}, Epi::bn_act_residual},   // 3x3 stride 2
+      {DataType::half, Lay::nchw, {16, 64, 8, 8, 200, 1, 1, 0, 1}, Epi::bias_relu},          // A along the pixels
+      {DataType::half, Lay::nhwc, {64, 128, 7, 7, 2048, 1, 1, 0, 1}, Epi::bias_relu},        // several tiles a block
+  };
+  int walked = 0;  // runs whose blocks walk several tiles
+  const auto expect = [&walked](const igemm::Config& config, const LayerCase& c, const std::string& tile) {
+    REQUIRE(config.warp_specialized);
+    CHECK(config.tile.persistent);
+    CHECK(config.tile.bn == std::stoi(tile.substr(tile.find("+n") + 2)));
+    CHECK(config.stage_16bit == (tile.find("s16") != std::string::npos));
+    CHECK(config.tma_a_im2col == (tile.find("im2col") != std::string::npos && c.shape.r == 3));
+    walked += config.grid_x < config.tiles ? 1 : 0;
+  };
+  run_cases(tiles, cases, 2100, expect, 100000);
+  CHECK(walked >= static_cast<int>(tiles.size()));
+}
+
 // A by im2col tensor map ("/im2col" with "/ws": one box a filter tap, the windows' padding and
 // strides applied by the copy engine): 3x3 with padding (M and N off the tile, windows across
 // image edges), stride 2, a 1x1 with stride 2, dilation 2 on a 5x5, 2 groups of 128, NCHW x

@@ -566,6 +566,10 @@ TEST_CASE("igemm: every tile x data type x layout compiles for sm_90 with hipRTC
       // the staged tile stored by tensor map (channels-last y; the plain store elsewhere)
       {DataType::half, false, {"wg128x128p/ws+s16+bs", "wg64x128p/ws+s16+bs", "wg192x128p/ws+im2col+s16+bs"}},
       {DataType::bfloat16, false, {"wg128x64p/ws+s16+st2+bs", "wg128x128p/ws+s16+bs"}, false, true},
+      // channel widths other than 64 / 128 / 256 (wgmma's n in steps of 16), as fitted to the waves
+      {DataType::half, false, {"wg128x128p/ws+s16+n112", "wg128x128p/ws+s16+n208", "wg128x128p/ws+n144"}, false, true},
+      {DataType::bfloat16, false, {"wg128x128p/ws+im2col+s16+n112", "wg128x128p/ws+s16+n80", "wg128x128/n176"}},
+      {DataType::half, false, {"wg128x128p/ws+s16+n96", "wg128x128p/n240"}, true},
   };
   int compiled = 0, streamed = 0, stored = 0;
   for (const Variant& v : variants) {
@@ -1416,6 +1420,59 @@ TEST_CASE("igemm: /bs stores the staged tile by tensor map: where it fits, its s
   CHECK(s2.tma_store);
 }
 
+TEST_CASE("igemm: channel widths fitted to the waves, and /n<N>") {
+  // At batch 64 on 132 SMs: 1x1 2048->512 7x7 makes 100 tiles of 128x128 (a quarter of the SMs
+  // idle), 125 of 128x112; 3x3 512->512 7x7 alike; 1x1 1024->2048 14x14 stride 2 makes 400 (four
+  // rounds for four blocks), 250 of 128x208 (two rounds), its stages still within 227 KB.
+  struct Layer {
+    int c, hw, k, r, stride, width;
+  } layers[] = {{2048, 7, 512, 1, 1, 112}, {512, 7, 512, 3, 1, 112}, {1024, 14, 2048, 1, 2, 208},
+                // unchanged: whole waves already (1x1 1024->512 14x14: 392 tiles, 3 rounds), or
+                // another tile (3x3 256->256 14x14: 192x128; 1x1 512->2048 7x7: wg64x128p)
+                {1024, 14, 512, 1, 1, 128}, {256, 14, 256, 3, 1, 128}, {512, 7, 2048, 1, 1, 128}};
+  for (DataType type : {DataType::half, DataType::bfloat16}) {
+    for (Layout layout : {Layout::nhwc, Layout::nchw}) {
+      for (const Layer& l : layers) {
+        ConvCase cc = reference_layer(type, layout, l.c, l.hw, l.k, l.r);
+        cc.stride = l.stride;
+        if (l.r == 1) cc = as_1x1(cc);
+        auto plan = make_plan(cc);
+        const igemm::Config config = ConvImplicitGemmSolver::config_for(*plan, sm90());
+        CAPTURE(config.describe());
+        // NCHW 1x1 layers whose x is not re-laid out (copied along the pixels, or gathered): other tiles.
+        if (layout == Layout::nchw && config.a_loader != igemm::Loader::async16) continue;
+        CHECK(config.tile.bn == l.width);
+        if (l.width != 128) {
+          CHECK(config.tile.bm == 128);
+          CHECK(config.tile.persistent);
+          CHECK(config.warp_specialized);
+          CHECK(config.tma_a);
+          CHECK(config.stage_16bit);
+          CHECK_FALSE(config.tma_store);  // its 64-channel boxes do not tile the width
+          CHECK(config.shared_bytes + 1024 <= 228 * 1024);
+          CHECK(config.tiles == (64 * 49 + 127) / 128 * ((l.k + l.width - 1) / l.width));
+          CHECK(declares(ConvImplicitGemmSolver::request_for(*plan, config),
+                         "constexpr int BM = 128, BN = " + std::to_string(l.width) + ";"));
+        }
+      }
+    }
+  }
+  // Forced: any multiple of 16 from 64 to 256 on a wgmma tile; other widths, and other tiles, as they were.
+  auto plan = make_plan(as_1x1(reference_layer(DataType::half, Layout::nhwc, 2048, 7, 512, 1)));
+  CHECK(ConvImplicitGemmSolver::config_for(*plan, sm90(), "wg128x128p/ws+s16+n144").tile.bn == 144);
+  CHECK(ConvImplicitGemmSolver::config_for(*plan, sm90(), "wg192x128/n96").tile.bn == 96);
+  CHECK(ConvImplicitGemmSolver::config_for(*plan, sm90(), "/n80").tile.bn == 80);  // the heuristic's tile
+  CHECK(ConvImplicitGemmSolver::config_for(*plan, sm90(), "wg128x128p/ws+n120").tile.bn == 128);
+  CHECK(ConvImplicitGemmSolver::config_for(*plan, sm90(), "wg128x128p/ws+n272").tile.bn == 128);
+  CHECK(ConvImplicitGemmSolver::config_for(*plan, sm90(), "128x64k64/n96").tile.bn == 64);
+  // A width whose stages do not all fit keeps fewer: 128x256 on K 2048 (4 stages of 48 KB).
+  const igemm::Config wide = ConvImplicitGemmSolver::config_for(*plan, sm90(), "wg128x128p/ws+s16+n256");
+  CHECK(wide.tile.stages == 3);
+  CHECK(wide.shared_bytes + 1024 <= 228 * 1024);
+  // Without wgmma (sm_80) nothing is fitted.
+  CHECK(ConvImplicitGemmSolver::config_for(*plan, sm80()).tile.bn != 112);
+}
+
 // Not part of the regular suite: writes the generated headers (hf_plan.h, hf_igemm.h) of every
 // matrix tile on the reference layers (fp16 / bf16, NHWC / NCHW, conv + bias + ReLU) under
 // $HIPFUSE_IGEMM_HEADER_DIR/<type>-<layout>-<layer>-<tile>/, for `nvcc -cubin -Xptxas -v`
@@ -1443,7 +1500,10 @@ TEST_CASE("igemm: write the generated headers of the reference layers" * doctest
                          // persistent 192x128 (three warpgroups): 1x1 by tensor maps, 3x3 by im2col
                          "wg192x128p/ws+s16", "wg192x128p/ws+im2col+s16",
                          // the staged tile stored by tensor map
-                         "wg128x128p/ws+s16+bs", "wg128x64p/ws+s16+bs", "wg128x128p/ws+im2col+s16+bs"};
+                         "wg128x128p/ws+s16+bs", "wg128x64p/ws+s16+bs", "wg128x128p/ws+im2col+s16+bs",
+                         // channel widths fitted to the waves (1x1 and 3x3 layers of 7x7 outputs)
+                         "wg128x128p/ws+s16+n112", "wg128x128p/ws+im2col+s16+n112", "wg128x128p/ws+s16+n208",
+                         "wg128x128p/ws+im2col+s16+n208"};
   // 1x1 256->128: a memory-bound layer of several k-tiles; 1x1 1024->256 14x14: NCHW's A
   // copied 4 pixels at a time (H*W = 196); 1x1 2048->512 7x7: NCHW's A gathered (H*W = 49).
   struct Layer {
@@ -1462,7 +1522,11 @@ TEST_CASE("igemm: write the generated headers of the reference layers" * doctest
             if (chain == Chain::bias_bn_relu && std::string(tile).find("s16") == std::string::npos) continue;
             const igemm::Config config = ConvImplicitGemmSolver::config_for(*plan, sm90(), tile);
             const std::string name(tile), tile_name = name.substr(0, name.find('/'));
-            if (config.tile.name() != tile_name) continue;  // does not fit (wg128x256p past one k-tile)
+            const std::size_t width_mode = name.find("+n");
+            const bool fits = width_mode == std::string::npos
+                                  ? config.tile.name() == tile_name
+                                  : config.tile.bn == std::stoi(name.substr(width_mode + 2));
+            if (!fits) continue;  // does not fit (wg128x256p past one k-tile)
             if ((name.find("/ws") != std::string::npos) != config.warp_specialized) continue;  // a gathered loader
             if ((name.find("s16") != std::string::npos) != config.stage_16bit) continue;  // y along the pixels
             if ((name.find("im2col") != std::string::npos) != config.tma_a_im2col) continue;  // a 1x1's plain map
