@@ -144,13 +144,15 @@ constexpr const char* kIm2colNarrowTile = "wg128x64p";  // 64 <= N < 128
 constexpr double kPersistentOverlap = 1.25;
 constexpr const char* kMappedTiles[] = {"wg192x128", "wg128x128p", "wg64x128p"};
 // Channel widths fitted to the waves: the heuristic's persistent 2-warpgroup wgmma tile
-// (wg128x128p, A by a tensor map) takes the width, a multiple of 16 from 64 to 256 (wgmma's n),
-// of least estimated time over whole waves where that is at least kFittedWidthGain of the
-// table's. At batch 64, 1x1 2048->512 7x7 makes 25 x 4 = 100 tiles of 128x128 for 132 SMs, a
-// quarter of them idle, where 128x112 makes 125 of 7/8 the work; 1x1 512->2048 7x7 makes 400,
-// four rounds for four blocks and three for the others, where 128x208 makes 250, two rounds of
-// 1.6 tiles' work. "/n<N>" forces the width N of a wgmma tile.
-constexpr int kFittedWidthStep = 16, kFittedWidthMin = 64, kFittedWidthMax = 256;
+// (wg128x128p, A by a tensor map) takes the wider width, a multiple of 16 up to 256 (wgmma's n),
+// of least estimated time over whole waves where that is at most kFittedWidthGain of the
+// table's. H100 A/B v50 (docs/PERF_NOTES.md, fp16 NHWC, batch 64, us): 1x1 1024->2048 14x14 s2,
+// 400 tiles of 128x128 (four rounds for four blocks, three for the others) against 250 of
+// 128x208 (two rounds), 32.85 -> 29.35. Narrower widths do not pay, the tile's k-loop no faster
+// for fewer channels: 128x112 on the 7x7 outputs (125 tiles for 132 SMs against 100) 1x1
+// 2048->512 7x7 18.55 -> 18.8 (NCHW 27.9 -> 29.15), 3x3 512->512 7x7 32.0 -> 32.3. "/n<N>" forces
+// any width N from 64 to 256 in steps of 16 on a wgmma tile.
+constexpr int kFittedWidthStep = 16, kFittedWidthMin = 128, kForcedWidthMin = 64, kFittedWidthMax = 256;
 constexpr double kFittedWidthGain = 0.9;
 // The automatic choice's BK = 64 substitutes, {picked, substitute}, where the H200 sweep
 // measured the substitute faster (fp16, us): 256x64 -> 128x64k64 on 3x3 64->64 56x56 (NHWC
@@ -1187,7 +1189,7 @@ Config choose_config(const Problem& p, int sms, const std::string& force_tile_an
   modes.tensor_store = has_mode("bs") || (force_tile.empty() && tensor_store_pays(p));
   // The channel width: forced ("/n<N>", wgmma tiles), or fitted to the waves (kFittedWidthGain).
   int width = best->bn;
-  for (int bn = kFittedWidthMin; bn <= kFittedWidthMax && best->warpgroup; bn += kFittedWidthStep) {
+  for (int bn = kForcedWidthMin; bn <= kFittedWidthMax && best->warpgroup; bn += kFittedWidthStep) {
     if (has_mode(("n" + std::to_string(bn)).c_str())) width = bn;
   }
   const bool fits_width = best->warpgroup && best->persistent && best->bm == 128 && best->bn == 128 && !stream_k;

@@ -187,9 +187,9 @@ std::string why_not(const Problem& problem, const std::string& arch);
 // (Config::stream_input), "/serial" before it wherever the heuristic would stream it; "/bs" (with
 // "/ws" and "/s16" on a persistent wgmma tile) stores the staged tile by tensor-map copies
 // (Config::tma_store); "/n<N>" gives a wgmma tile N output channels, a multiple of 16 from 64
-// to 256, as the heuristic does where a width other than its tile's fits the waves better
-// (kFittedWidthGain: 1x1 2048->512 7x7 at batch 64 on 128x112), its stages cut to the shared
-// memory a block can have.
+// to 256, as the heuristic does where a wider width fits the waves better (kFittedWidthGain:
+// 1x1 1024->2048 14x14 s2 at batch 64 on 128x208), its stages cut to the shared memory a block
+// can have.
 // Modes combine with '+': "wg128x128/ws+s16".
 // `warpgroup_mma`: the target has wgmma (has_warpgroup_mma).
 Config choose_config(const Problem& problem, int sms, const std::string& force_tile = {}, bool warpgroup_mma = false);

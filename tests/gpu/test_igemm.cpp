@@ -754,11 +754,11 @@ TEST_CASE("igemm: tensor-map store of the staged tile: M and N edges, several ti
   CHECK(walked >= static_cast<int>(tiles.size()));
 }
 
-// Channel widths other than 64 / 128 / 256 ("/n<N>", as the heuristic fits them to the waves:
-// 112 on 1x1 2048->512 7x7, 208 on 1x1 1024->2048 14x14 s2): N off the width (200: a tile
-// partly past K; 512 over 112: the last tile 64 wide), 4 k-tiles with the last partial, a 3x3
-// A by cp.async and by im2col map, NCHW x copied along the pixels, fp32 staging (144), blocks
-// of several tiles (M 3136, N 2048); every output compared (or 100,000 sampled on the largest).
+// Channel widths other than 64 / 128 / 256 ("/n<N>"; the heuristic fits 208 to the waves of 1x1
+// 1024->2048 14x14 s2): N off the width (200: a tile partly past K; 512 over 112: the last tile
+// 64 wide), 4 k-tiles with the last partial, a 3x3 A by cp.async and by im2col map, NCHW x
+// copied along the pixels, fp32 staging (144), blocks of several tiles (M 3136, N 2048); every
+// output compared (or 100,000 sampled on the largest).
 TEST_CASE("igemm: channel widths fitted to the waves: N edges, several tiles a block, every A copy") {
   if (!igemm::has_warpgroup_mma(device_target().arch)) {
     MESSAGE("no wgmma on " << device_target().arch << ": skipped");

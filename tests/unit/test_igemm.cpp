@@ -1421,12 +1421,12 @@ TEST_CASE("igemm: /bs stores the staged tile by tensor map: where it fits, its s
 }
 
 TEST_CASE("igemm: channel widths fitted to the waves, and /n<N>") {
-  // At batch 64 on 132 SMs: 1x1 2048->512 7x7 makes 100 tiles of 128x128 (a quarter of the SMs
-  // idle), 125 of 128x112; 3x3 512->512 7x7 alike; 1x1 1024->2048 14x14 stride 2 makes 400 (four
-  // rounds for four blocks), 250 of 128x208 (two rounds), its stages still within 227 KB.
+  // At batch 64 on 132 SMs: 1x1 1024->2048 14x14 stride 2 makes 400 tiles of 128x128 (four rounds
+  // for four blocks), 250 of 128x208 (two rounds), its stages still within 227 KB. Not narrower:
+  // 1x1 2048->512 7x7 and 3x3 512->512 7x7 (100 tiles, a quarter of the SMs idle) keep 128.
   struct Layer {
     int c, hw, k, r, stride, width;
-  } layers[] = {{2048, 7, 512, 1, 1, 112}, {512, 7, 512, 3, 1, 112}, {1024, 14, 2048, 1, 2, 208},
+  } layers[] = {{1024, 14, 2048, 1, 2, 208}, {2048, 7, 512, 1, 1, 128}, {512, 7, 512, 3, 1, 128},
                 // unchanged: whole waves already (1x1 1024->512 14x14: 392 tiles, 3 rounds), or
                 // another tile (3x3 256->256 14x14: 192x128; 1x1 512->2048 7x7: wg64x128p)
                 {1024, 14, 512, 1, 1, 128}, {256, 14, 256, 3, 1, 128}, {512, 7, 2048, 1, 1, 128}};
