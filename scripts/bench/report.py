@@ -468,6 +468,10 @@ def render_header(d: Data) -> list[str]:
     lines.append(f"- **Card:** {name}, driver {g0.get('driver_version', '?')}, power limit {g0.get('power.limit', '?')}, "
                  f"{dev.get('sm_count', '?')} SMs, L2 {round(dev['l2_bytes'] / 2**20) if dev.get('l2_bytes') else '?'} MiB, "
                  f"memory {g0.get('memory.total', '?')}.")
+    load = e.get("load_avg_1min")
+    lines.append(f"- **Host:** {e.get('cpu_model') or 'CPU model not recorded'}, {e.get('cpus', '?')} CPUs"
+                 f"{f', load average {load:.2f} at the start' if isinstance(load, (int, float)) else ''} "
+                 "(the plan compile and Execute host-time figures are the host's).")
     lines.append(f"- **Clocks as found** (not changed): before the run SM {g0.get('clocks.sm', '?')} "
                  f"(max {g0.get('clocks.max.sm', '?')}), memory {g0.get('clocks.mem', '?')} "
                  f"(max {g0.get('clocks.max.mem', '?')}), {g0.get('pstate', '?')}, {g0.get('temperature.gpu', '?')} °C; "
@@ -767,6 +771,7 @@ def selftest() -> int:
     t = {x["id"]: x for x in summary["targets"]}
     byid = {r["id"]: r for r in rows}
     # Join: "spec/case" names, the headline file and the family file give one row per case.
+    check("- **Host:** SYNTHETIC CPU, 16 CPUs, load average 0.50 at the start" in page, "the host's CPU on the page")
     check(len(rows) == 9, f"9 rows expected, got {len(rows)}")
     check(summary["hipfuse_records"] == 8, f"8 matched driver records expected, got {summary['hipfuse_records']}")
     a = byid["cba_fp16_nhwc_1x1_c64_k256_56"]

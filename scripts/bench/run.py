@@ -88,6 +88,17 @@ def gpu_snapshot() -> dict:
     return snap
 
 
+def cpu_model() -> str:
+    """The host CPU's model name (Linux), for the host-side figures (plan compile, Execute's host time)."""
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return ""
+
+
 def git_info() -> dict:
     """The commit of the tree being measured. A copy of a working tree (the GPU machine's) may
     have no .git, or a stale one that names another commit: BENCH_COMMIT=<sha>[+dirty] in the
@@ -265,6 +276,8 @@ def main(argv=None) -> int:
         "budget_s": a.budget,
         "host": os.uname().nodename,
         "cpus": os.cpu_count(),
+        "cpu_model": cpu_model(),
+        "load_avg_1min": os.getloadavg()[0],
         "python": sys.version.split()[0],
         "git": git_info(),
         "gpu_before": gpu_snapshot(),
