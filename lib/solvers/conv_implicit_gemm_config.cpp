@@ -1051,9 +1051,10 @@ Config choose_config(const Problem& p, int sms, const std::string& force_tile_an
   const std::string force_tile = forced_tile_name(force_tile_and_mode);
   const std::string mode = slash == std::string::npos ? "" : force_tile_and_mode.substr(slash + 1);
   const auto has_mode = [&](const char* m) { return ("+" + mode + "+").find("+" + std::string(m) + "+") != std::string::npos; };
-  const auto stages_mode = [&]() {  // N of a mode "st<N>", else 0
-    for (int n = 1; n <= kMaxStagesMode; ++n) {
-      if (has_mode(("st" + std::to_string(n)).c_str())) return n;
+  // N of a mode "<prefix><N>", N from `lo` to `hi` in steps of `step` (the least given), else 0.
+  const auto numbered_mode = [&](const char* prefix, int lo, int hi, int step) {
+    for (int n = lo; n <= hi; n += step) {
+      if (has_mode((prefix + std::to_string(n)).c_str())) return n;
     }
     return 0;
   };
@@ -1089,7 +1090,7 @@ Config choose_config(const Problem& p, int sms, const std::string& force_tile_an
   }
   const bool compute_bound = p.flops() >= kWarpgroupMinIntensity * p.min_bytes();
   bool memory_bound_ws_pick = false;
-  int max_stages = stages_mode();
+  int max_stages = numbered_mode("st", 1, kMaxStagesMode, 1);
   if (force_tile.empty() && warpgroup && p.gemm_n() >= 64 && p.gemm_k() <= kMemoryBoundWarpSpecializedMaxK &&
       !compute_bound) {
     // As measured: both operands by tensor map (x as given), y 16-bit staged.
@@ -1188,10 +1189,8 @@ Config choose_config(const Problem& p, int sms, const std::string& force_tile_an
   // it measured faster (make_config checks that it fits).
   modes.tensor_store = has_mode("bs") || (force_tile.empty() && tensor_store_pays(p));
   // The channel width: forced ("/n<N>", wgmma tiles), or fitted to the waves (kFittedWidthGain).
-  int width = best->bn;
-  for (int bn = kForcedWidthMin; bn <= kFittedWidthMax && best->warpgroup; bn += kFittedWidthStep) {
-    if (has_mode(("n" + std::to_string(bn)).c_str())) width = bn;
-  }
+  const int forced_width = best->warpgroup ? numbered_mode("n", kForcedWidthMin, kFittedWidthMax, kFittedWidthStep) : 0;
+  int width = forced_width > 0 ? forced_width : best->bn;
   const bool fits_width = best->warpgroup && best->persistent && best->bm == 128 && best->bn == 128 && !stream_k;
   if (width == best->bn && (mapped_pick || im2col_pick) && fits_width) width = fitted_width(p, *best, sms, modes);
   Candidate widened = *best;
