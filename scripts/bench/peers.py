@@ -11,6 +11,10 @@ Runs on the GPU machine only (needs torch with CUDA). Sub-commands:
       torch.compile(mode="max-autotune-no-cudagraphs") of the eager function of each case (falls
       back to mode="default" and says so). Each case runs in a worker process that is killed
       when the case exceeds --case-timeout or the deadline passes; the next worker resumes.
+  profile  --case ID [--peer cudnn_fused|eager] [--layout nhwc|nchw] [--calls N]
+      one peer of one case (any set's), warmed up as `measure` does (so cuDNN has made its
+      choice), then N calls inside an NVTX range named "peer", for a profiler to capture only
+      those (scripts/profile_peer.sh: which kernels cuDNN runs, their grid, cluster and counters).
 
 Timing method (the same for every side; see docs/PERF.md "Method"): fresh random inputs
 (uniform in [-1, 1], never zeros), untimed warm-up (which includes cuDNN's autotuning and
@@ -495,6 +499,35 @@ def cmd_measure(a) -> int:
     return 0
 
 
+def cmd_profile(a) -> int:
+    torch = torch_setup()
+    by_id = {c["id"]: c for c in catalogue.case_dicts(catalogue.set_cases("full"))}
+    if a.case not in by_id:
+        raise SystemExit(f"peers.py profile: no case '{a.case}' in the full set (cases.py --list full)")
+    case = by_id[a.case]
+    if a.peer == "cudnn_fused" and case["family"] not in ("cba", "cbna"):
+        raise SystemExit(f"peers.py profile: {a.case} has no convolution for cuDNN's fused call")
+    prob = Problem(torch, case, 1)
+    sets = prob.channels_last() if a.layout == "nhwc" else prob.sets
+    if a.peer == "cudnn_fused":
+        fsets = prob.folded(sets) if case["family"] == "cbna" else sets
+        fused, st, pd = cudnn_fused_call(torch), prob.stride, prob.pad
+        call = lambda: fused(fsets[0]["x"], fsets[0]["w"], fsets[0]["b"], st, pd, [1, 1], 1)  # noqa: E731
+    else:
+        fwd = prob.eager_fn()
+        call = lambda: fwd(fresh_stats(sets[0]))  # noqa: E731
+    for _ in range(catalogue.WARMUP):
+        call()
+    torch.cuda.synchronize()
+    torch.cuda.nvtx.range_push("peer")
+    for _ in range(a.calls):
+        call()
+    torch.cuda.synchronize()
+    torch.cuda.nvtx.range_pop()
+    log(f"profile: {a.case} {a.peer} {a.layout}, {a.calls} calls in the NVTX range 'peer'")
+    return 0
+
+
 # ---- compile: torch.compile workers ------------------------------------------------------------
 
 COMPILE_MODES = ("max-autotune-no-cudagraphs", "default")
@@ -695,8 +728,14 @@ def main(argv=None) -> int:
     w.add_argument("--ids", required=True)
     w.add_argument("--deadline", type=float, default=0.0)
     w.add_argument("--min-case-s", type=float, default=15.0)
+    p = sub.add_parser("profile")
+    p.add_argument("--case", required=True, help="a case id (cases.py --list full)")
+    p.add_argument("--peer", choices=("cudnn_fused", "eager"), default="cudnn_fused")
+    p.add_argument("--layout", choices=("nhwc", "nchw"), default="nhwc")
+    p.add_argument("--calls", type=int, default=3)
     a = ap.parse_args(argv)
-    return {"measure": cmd_measure, "compile": cmd_compile, "compile-worker": cmd_compile_worker}[a.cmd](a)
+    return {"measure": cmd_measure, "compile": cmd_compile, "compile-worker": cmd_compile_worker,
+            "profile": cmd_profile}[a.cmd](a)
 
 
 if __name__ == "__main__":
