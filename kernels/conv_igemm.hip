@@ -1077,6 +1077,29 @@ static_assert(!kTmaAIm2col || (kTmaA && hfi::AMode == kAsync16 && kCg % BK == 0)
 constexpr unsigned kFullArrivals = kAllTma ? 1u : static_cast<unsigned>(kLoadThreads) + (kTmaB ? 1u : 0u);
 constexpr unsigned kTmaBytes = (kTmaA ? BM * kRowBytes : 0) + (kTmaB ? BN * kRowBytes : 0);
 
+// ---- A multicast across a 2-block cluster (hfi::ClusterBlocks) ---------------------------
+// The blocks of a cluster (ranks 0 and 1, consecutive in x) take tiles t and t + 1 of each
+// step, t even: the same pixels (NT is even), the next channels. Rank r's issuer copies rows
+// [r BM / 2, (r + 1) BM / 2) of the common A k-tile into both blocks' stage (A's map has
+// boxes of BM / 2 rows; the halves of whole 8-row swizzle groups land as one BM-row box
+// would), and its own B. So each full barrier still expects kTmaBytes, half of A coming from
+// the other block, and a stage is free only once both blocks' multiplying warps have released
+// it: each warp arrives on both blocks' empty barrier. The blocks meet at a cluster barrier
+// once their barriers are initialised (before any copy or arrival can reach them) and again
+// before exiting (no arrival may reach a block that has exited).
+constexpr int kClusterBlocks = hfi::ClusterBlocks;
+constexpr bool kMulticastA = kClusterBlocks > 1;
+static_assert(!kMulticastA || (kClusterBlocks == 2 && kWarpSpecialized && kAllTma && !kTmaAIm2col && !hfi::StreamInput &&
+                               NT % 2 == 0 && BM % 16 == 0),
+              "A multicast: pairs of blocks on 2-D tensor maps, an even number of channel tiles");
+
+// One arrival of this warp on stage `s`'s empty barrier: this block's, and with the A
+// multicast the other block's too.
+HF_DEVICE void release_stage(unsigned long long* empty, int s) {
+  hf::mbarrier_arrive(empty + s);
+  if constexpr (kMulticastA) hf::mbarrier_arrive_cluster(empty + s, hf::cluster_rank() ^ 1u);
+}
+
 // ---- behind a streamed re-layout (hfi::StreamInput) --------------------------------------
 // The re-layout runs beside this kernel and counts its finished blocks per image
 // (common/ready_counters.h); the tensor-map issuer, the block's only loader thread, waits for
@@ -1112,11 +1135,15 @@ HF_DEVICE void conv_tile_ws(const hf::ConvArgs& args, char* smem, A& a_load, B& 
   if (tid == 0) {
     for (int s = 0; s < kStages; ++s) {
       hf::mbarrier_init(full + s, kFullArrivals);
-      hf::mbarrier_init(empty + s, kThreads / 32);
+      hf::mbarrier_init(empty + s, kClusterBlocks * kThreads / 32);
     }
     hf::fence_barrier_init();
   }
-  __syncthreads();
+  if constexpr (kMulticastA) {
+    hf::cluster_sync();
+  } else {
+    __syncthreads();
+  }
   // This block's tiles: its own, or (persistent) every gridDim.x-th from it.
   const I first_tile = static_cast<I>(blockIdx.x);
   const I tile_step = kPersistent ? static_cast<I>(gridDim.x) : static_cast<I>(kTiles);
@@ -1159,6 +1186,10 @@ HF_DEVICE void conv_tile_ws(const hf::ConvArgs& args, char* smem, A& a_load, B& 
               const int tap = j / kChannelTiles, r = tap / kS, sx = tap % kS;
               hf::tma_load_im2col_4d(stage, &args.a_map, a_channel + (j % kChannelTiles) * BK, a_w, a_h, first.n,
                                      sx * kDilW, r * kDilH, full + s);
+            } else if constexpr (kMulticastA) {
+              const int half = static_cast<int>(hf::cluster_rank()) * (BM / 2);
+              hf::tma_load_2d_multicast(stage + half * kRowBytes, &args.a_map, a_channel + j * BK, a_pixel + half,
+                                        full + s, 0x3);
             } else if constexpr (kTmaA) {
               hf::tma_load_2d(stage, &args.a_map, a_channel + j * BK, a_pixel, full + s);
             }
@@ -1188,12 +1219,12 @@ HF_DEVICE void conv_tile_ws(const hf::ConvArgs& args, char* smem, A& a_load, B& 
       compute_tile_wgmma(acc, smem + s * kStageBytes, warp);
       hf::wgmma_wait<1>();  // k-tile i - 1's multiplies are done: free its stage
       fence_accumulators(acc);
-      if (j > 0 && lane == 0) hf::mbarrier_arrive(empty + (i - 1) % kStages);
+      if (j > 0 && lane == 0) release_stage(empty, (i - 1) % kStages);
     }
     hf::wgmma_wait<0>();
     fence_accumulators(acc);
     // Persistent: the tile's last stage is free for the loaders' next tile.
-    if (kPersistent && lane == 0) hf::mbarrier_arrive(empty + (i - 1) % kStages);
+    if (kPersistent && lane == 0) release_stage(empty, (i - 1) % kStages);
     // Every warpgroup is past its last multiply (the staging may overwrite the stages) and, on
     // persistent blocks, past the previous tile's staging reads (the copy engine's: its issuer
     // waits for them first).
@@ -1202,11 +1233,13 @@ HF_DEVICE void conv_tile_ws(const hf::ConvArgs& args, char* smem, A& a_load, B& 
     store_tile(args, smem, acc, tile_m0(tile), tile_n0(tile));
   }
   if (kTmaStore && tid == 0) hf::tma_store_wait_all();  // the block's last copies done before it exits
+  if constexpr (kMulticastA) hf::cluster_sync();  // the other block's last arrivals on this one's barriers
 }
 
 }  // namespace igemm
 
-HF_KERNEL void __launch_bounds__(igemm::kBlockThreads, hfi::MinBlocks) hf_conv_igemm(const HF_GRID_CONSTANT hf::ConvArgs args) {
+HF_KERNEL void __launch_bounds__(igemm::kBlockThreads, hfi::MinBlocks) HF_IGEMM_CLUSTER_DIMS
+    hf_conv_igemm(const HF_GRID_CONSTANT hf::ConvArgs args) {
   using namespace igemm;
   // x and the weights may come from the re-layout launched just before: wait for it whole, or
   // (streamed) image by image in the loader.

@@ -15,6 +15,8 @@
 #define HF_RESTRICT __restrict__
 // A kernel parameter read in place (its address taken, e.g. a tensor map), never copied.
 #define HF_GRID_CONSTANT __grid_constant__
+// The kernel is launched in clusters of n blocks along x (the grid a multiple of n).
+#define HF_CLUSTER_DIMS(n) __cluster_dims__(n, 1, 1)
 namespace hf {
 using half = __half;
 using bfloat16 = __nv_bfloat16;
@@ -87,6 +89,7 @@ HF_DEVICE int opaque(int v) {
 #define HF_DEVICE __device__ __forceinline__
 #define HF_RESTRICT __restrict__
 #define HF_GRID_CONSTANT
+#define HF_CLUSTER_DIMS(n)
 namespace hf {
 using half = __half;
 using bfloat16 = __hip_bfloat16;
@@ -323,6 +326,13 @@ HF_DEVICE unsigned to_tf32(float v) { return (__float_as_uint(v) + 0x1000u) & 0x
 //     channels-last tensor: the map's run of convolution windows starting at the one whose
 //     origin is pixel (w, h) of image n, each at filter offset (dw, dh), channels from c.
 //   named_barrier_sync(id, threads): a barrier of `threads` threads (a multiple of 32), id 1-15.
+//   For blocks launched in clusters (HF_CLUSTER_DIMS(n) on the kernel, n blocks along x):
+//   cluster_rank() is this block's place in its cluster; cluster_sync() a barrier of every
+//   running thread of the cluster (release, then acquire); mbarrier_arrive_cluster(bar, rank)
+//   one arrival on the barrier at bar's offset in block `rank`'s shared memory;
+//   tma_load_2d_multicast(dst, map, x, y, bar, mask) tma_load_2d's box written at dst's offset
+//   in every block of the cluster whose bit is set in mask, completing on each one's barrier at
+//   bar's offset (each receiver expects its bytes).
 #if defined(HIPFUSE_PLATFORM_NVIDIA) && defined(__CUDA_ARCH_FEAT_SM90_ALL)
 #define HF_HAS_WARPGROUP_MMA 1
 namespace hf {
@@ -387,6 +397,29 @@ HF_DEVICE void tma_load_im2col_4d(void* dst, const void* map, int c, int w, int 
 }
 HF_DEVICE void prefetch_tensormap(const void* map) {
   asm volatile("prefetch.tensormap [%0];\n" ::"l"(reinterpret_cast<unsigned long long>(map)) : "memory");
+}
+HF_DEVICE unsigned cluster_rank() {
+  unsigned rank;
+  asm volatile("mov.u32 %0, %%cluster_ctarank;\n" : "=r"(rank));
+  return rank;
+}
+HF_DEVICE void cluster_sync() {
+  asm volatile("barrier.cluster.arrive.release;\nbarrier.cluster.wait.acquire;\n" ::: "memory");
+}
+HF_DEVICE void mbarrier_arrive_cluster(unsigned long long* bar, unsigned rank) {
+  asm volatile(
+      "{\n.reg .b32 remote;\nmapa.shared::cluster.u32 remote, %0, %1;\n"
+      "mbarrier.arrive.release.cluster.shared::cluster.b64 _, [remote];\n}\n" ::"r"(shared_address(bar)),
+      "r"(rank)
+      : "memory");
+}
+HF_DEVICE void tma_load_2d_multicast(void* dst, const void* map, int x, int y, unsigned long long* bar,
+                                     unsigned short mask) {
+  asm volatile(
+      "cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes.multicast::cluster [%0], [%1, "
+      "{%2, %3}], [%4], %5;\n" ::"r"(shared_address(dst)),
+      "l"(reinterpret_cast<unsigned long long>(map)), "r"(x), "r"(y), "r"(shared_address(bar)), "h"(mask)
+      : "memory");
 }
 // Shared -> global by tensor map (rows past the map's edges are not written), committed as a
 // bulk group; the source may be rewritten once the group's reads are done (tma_store_wait_reads).
@@ -497,6 +530,10 @@ HF_DEVICE void mbarrier_arrive_expect_tx(unsigned long long*, unsigned) {}
 HF_DEVICE void tma_load_2d(void*, const void*, int, int, unsigned long long*) {}
 HF_DEVICE void tma_load_im2col_4d(void*, const void*, int, int, int, int, int, int, unsigned long long*) {}
 HF_DEVICE void prefetch_tensormap(const void*) {}
+HF_DEVICE unsigned cluster_rank() { return 0; }
+HF_DEVICE void cluster_sync() {}
+HF_DEVICE void mbarrier_arrive_cluster(unsigned long long*, unsigned) {}
+HF_DEVICE void tma_load_2d_multicast(void*, const void*, int, int, unsigned long long*, unsigned short) {}
 HF_DEVICE void tma_store_2d(const void*, const void*, int, int) {}
 HF_DEVICE void tma_store_commit() {}
 HF_DEVICE void tma_store_wait_reads() {}

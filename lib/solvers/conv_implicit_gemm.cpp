@@ -153,8 +153,10 @@ TensorMapShapes tensor_map_shapes(const igemm::Problem& p, const igemm::Config& 
     a.im2col = true;
     a.windows = input_windows(p, c);
   } else if (c.tma_a) {
+    // Multicast (Config::cluster_blocks): each block of a cluster copies its share of the rows.
     a = {true, static_cast<std::uint64_t>(p.c), static_cast<std::uint64_t>(p.n) * p.h * p.w,
-         static_cast<std::uint64_t>(igemm::input_row_stride(p, c)) * elem, bk, static_cast<unsigned>(c.tile.bm)};
+         static_cast<std::uint64_t>(igemm::input_row_stride(p, c)) * elem, bk,
+         static_cast<unsigned>(c.tile.bm / c.cluster_blocks)};
   }
   if (c.tma_b) {
     b = {true, static_cast<std::uint64_t>(p.gemm_k()), static_cast<std::uint64_t>(p.k),

@@ -409,7 +409,19 @@ struct Modes {
   bool im2col = false;            // with tensor_maps: A by an im2col map where a matrix map does not apply
   bool tensor_store = false;      // with tensor_maps: Config::tma_store where it fits (make_config checks)
   int max_stages = 0;             // matrix tiles: at most this many pipeline stages (0: the tile's)
+  bool multicast_a = false;       // Config::cluster_blocks = 2 where it applies (multicast_fits)
 };
+
+// Whether A's k-tiles can be multicast across 2-block clusters (Config::cluster_blocks): a
+// warp-specialised wgmma tile whose A and B both come by plain 2-D tensor maps (a half box of
+// BM / 2 rows a block, whole 8-row swizzle groups), an even number of channel tiles (the pair
+// t, t + 1 of a row of tiles; a persistent block's every step even), no stream-K.
+bool multicast_fits(const Config& cfg, const Problem& p) {
+  const std::int64_t channel_tiles = ceil_div(p.k / p.groups, cfg.tile.bn);
+  return cfg.kernel == Kernel::matrix && cfg.tile.warpgroup && cfg.warp_specialized && cfg.tma_a &&
+         !cfg.tma_a_im2col && cfg.tma_b && cfg.tile.bm % 16 == 0 && channel_tiles % 2 == 0 &&
+         cfg.stream_k_blocks == 0;
+}
 
 // Values of the weights' re-layout per thread when it rides along in the input's launch: few
 // enough that its blocks finish within x's first wave.
@@ -565,6 +577,10 @@ Config make_config(const Problem& p, const Candidate& c, int sms, const Modes& m
   if (matrix && c.persistent) {
     const std::int64_t resident = std::int64_t{sms} * resident_blocks(c, cfg);
     cfg.grid_x = std::min(cfg.grid_x, std::max<std::int64_t>(1, resident / p.groups));
+  }
+  if (modes.multicast_a && multicast_fits(cfg, p)) {
+    cfg.cluster_blocks = 2;
+    cfg.grid_x = std::max<std::int64_t>(2, cfg.grid_x / 2 * 2);  // whole clusters (tiles are even)
   }
   cfg.grid_y = p.groups;
   if (matrix) cfg.one_even_wave = one_even_wave(cfg, c, sms);
@@ -866,6 +882,7 @@ std::string Config::describe() const {
     if (warp_specialized) s += tma_a_im2col ? " ws tma:AB im2col" : tma_a ? " ws tma:AB" : tma_b ? " ws tma:B" : " ws";
     if (stage_16bit) s += " s16";
     if (tma_store) s += " tma:y";
+    if (cluster_blocks > 1) s += " mc" + std::to_string(cluster_blocks);
   }
   const auto loader = [](Loader l, int lanes) {
     if (l == Loader::pixels) return "pixels" + std::to_string(lanes);
@@ -1016,7 +1033,7 @@ constexpr double kStreamedBytesPerFlop = 2.0e-3;
 // forced ("/stream"; "/serial" turns it off).
 void use_streamed_input(Config& cfg, const Problem& p, bool force) {
   const bool possible = cfg.pack_input && cfg.pack_block_lanes > 0 && !cfg.fold.active() && cfg.warp_specialized &&
-                        cfg.tma_a && cfg.tma_b;
+                        cfg.tma_a && cfg.tma_b && cfg.cluster_blocks == 1;
   const double x_bytes = static_cast<double>(p.n) * p.c * p.h * p.w * static_cast<double>(p.elem_bytes());
   const double tiles_per_block = static_cast<double>(cfg.tiles * p.groups) / static_cast<double>(cfg.grid_x * cfg.grid_y);
   const bool pays = cfg.tile.persistent && cfg.one_even_wave && tiles_per_block >= kStreamedTilesPerBlock &&
@@ -1185,6 +1202,7 @@ Config choose_config(const Problem& p, int sms, const std::string& force_tile_an
   modes.tensor_maps = warpgroup;
   modes.im2col = has_mode("im2col") || im2col_pick;
   modes.max_stages = max_stages;
+  modes.multicast_a = has_mode("mc");
   // The tensor-map store of the staged tile: forced with "/bs", and the heuristic's choice where
   // it measured faster (make_config checks that it fits).
   modes.tensor_store = has_mode("bs") || (force_tile.empty() && tensor_store_pays(p));
@@ -1246,8 +1264,13 @@ std::string generate_header(const Problem& p, const Config& c) {
   s += "constexpr bool TmaA = " + b(c.tma_a) + ", TmaB = " + b(c.tma_b) + ";  // tensor-map copies (ConvArgs::a_map / b_map)\n";
   s += "constexpr bool TmaAIm2col = " + b(c.tma_a_im2col) + ";  // A's map: im2col, a box per filter tap\n";
   s += "constexpr bool TmaStore = " + b(c.tma_store) + ";  // y stored by tensor-map copies (ConvArgs::y_map)\n";
+  s += "constexpr int ClusterBlocks = " + std::to_string(c.cluster_blocks) +
+       ";  // A's k-tiles multicast across clusters of this many blocks (1: none)\n";
   s += "constexpr bool Tf32 = " + b(p.elem == Elem::f32 && c.kernel == Kernel::matrix) + ";\n";
   s += "}  // namespace hfi\n";
+  // The kernel's cluster attribute (an ordinary launch then runs the grid in clusters).
+  s += c.cluster_blocks > 1 ? "#define HF_IGEMM_CLUSTER_DIMS HF_CLUSTER_DIMS(" + std::to_string(c.cluster_blocks) + ")\n"
+                            : "#define HF_IGEMM_CLUSTER_DIMS\n";
   return s;
 }
 

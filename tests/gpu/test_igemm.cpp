@@ -787,6 +787,37 @@ TEST_CASE("igemm: channel widths fitted to the waves: N edges, several tiles a b
   CHECK(walked >= static_cast<int>(tiles.size()));
 }
 
+// A multicast across 2-block clusters ("/mc", Config::cluster_blocks): each block of a pair
+// copies half of their common A k-tile into both. M off the tile (784 rows: the last tile's
+// second half wholly past M, copied as zeros), N off it (200 over 128), K 200 (the last k-tile
+// partial), 2 groups, blocks walking several tile pairs (M 3136 x N 2048), the tensor-map
+// store, fp32 and 16-bit staging, a tile a block and persistent ones; every output compared
+// (or 100,000 sampled on the largest).
+TEST_CASE("igemm: A multicast across 2-block clusters: M, N and K edges, groups, several tiles a block") {
+  if (!igemm::has_warpgroup_mma(device_target().arch)) {
+    MESSAGE("no wgmma on " << device_target().arch << ": skipped");
+    return;
+  }
+  const std::vector<const char*> tiles = {"wg128x128p/ws+s16+mc", "wg128x128p/ws+mc", "wg192x128/ws+s16+mc",
+                                          "wg128x64p/ws+s16+mc", "wg128x128p/ws+s16+bs+mc"};
+  const std::vector<LayerCase> cases = {
+      {DataType::half, Lay::nhwc, {16, 256, 7, 7, 256, 1, 1, 0, 1}, Epi::bias_relu},               // M 784
+      {DataType::bfloat16, Lay::nhwc, {16, 200, 9, 9, 512, 1, 1, 0, 1}, Epi::cbna},                // K 200
+      {DataType::half, Lay::nhwc, {8, 64, 10, 10, 200, 1, 1, 0, 1}, Epi::bn_act_residual},         // N 200
+      {DataType::bfloat16, Lay::nhwc, {64, 256, 8, 8, 512, 1, 1, 0, 1, 1, 2}, Epi::bias_relu},     // 2 groups
+      {DataType::half, Lay::nhwc, {64, 128, 7, 7, 2048, 1, 1, 0, 1}, Epi::bias_relu},              // 400 tiles
+  };
+  int walked = 0;  // runs whose blocks walk several tile pairs
+  const auto expect = [&walked](const igemm::Config& config, const LayerCase&, const std::string&) {
+    REQUIRE(config.warp_specialized);
+    REQUIRE(config.cluster_blocks == 2);
+    CHECK(config.grid_x % 2 == 0);
+    walked += config.grid_x < config.tiles ? 1 : 0;
+  };
+  run_cases(tiles, cases, 2200, expect, 100000);
+  CHECK(walked >= 4);
+}
+
 // A by im2col tensor map ("/im2col" with "/ws": one box a filter tap, the windows' padding and
 // strides applied by the copy engine): 3x3 with padding (M and N off the tile, windows across
 // image edges), stride 2, a 1x1 with stride 2, dilation 2 on a 5x5, 2 groups of 128, NCHW x

@@ -1473,6 +1473,67 @@ TEST_CASE("igemm: channel widths fitted to the waves, and /n<N>") {
   CHECK(ConvImplicitGemmSolver::config_for(*plan, sm80()).tile.bn != 112);
 }
 
+TEST_CASE("igemm: A multicast across 2-block clusters (/mc): where it applies, its grid, its kernels") {
+  const reliability::TempDir cache_dir("hipfuse-igemm-multicast-test");
+  const reliability::CacheAt fresh(cache_dir.path(), false);  // every variant really compiles
+  auto& compiler = rt::KernelCompiler::instance();
+  struct Layer {
+    DataType type;
+    int c, hw, k;
+    const char* tile;
+  } applies[] = {
+      {DataType::half, 2048, 7, 512, "/mc"},                    // the heuristic's persistent 128x128: 100 tiles
+      {DataType::bfloat16, 1024, 14, 256, "wg192x128/ws+s16+mc"},  // a tile a block, 2 channel tiles
+      {DataType::half, 512, 7, 2048, "wg128x128p/ws+s16+mc"},   // 400 tiles: blocks walk several
+      {DataType::half, 256, 14, 1024, "wg128x128p/ws+s16+bs+mc"},  // the tensor-map store too
+      {DataType::bfloat16, 200, 9, 512, "wg128x64p/ws+mc"},     // fp32 staging, K 200 (the last k-tile partial)
+  };
+  int compiled = 0;
+  for (const Layer& l : applies) {
+    ConvCase cc = as_1x1(reference_layer(l.type, Layout::nhwc, l.c, l.hw, l.k, 1));
+    auto plan = make_plan(cc);
+    const igemm::Config config = ConvImplicitGemmSolver::config_for(*plan, sm90(), l.tile);
+    CAPTURE(l.tile);
+    CAPTURE(config.describe());
+    REQUIRE(config.cluster_blocks == 2);
+    CHECK(config.describe().find(" mc2") != std::string::npos);
+    CHECK(config.tma_a);
+    CHECK_FALSE(config.tma_a_im2col);
+    CHECK(config.grid_x % 2 == 0);  // whole clusters
+    CHECK(config.grid_x <= config.tiles);
+    CHECK(config.tiles % 2 == 0);
+    const auto request = ConvImplicitGemmSolver::request_for(*plan, config);
+    CHECK(declares(request, "constexpr int ClusterBlocks = 2;"));
+    CHECK(declares(request, "#define HF_IGEMM_CLUSTER_DIMS HF_CLUSTER_DIMS(2)"));
+    std::vector<char> code;
+    CHECK_NOTHROW(code = compiler.binary(request, "sm_90", 32));
+    CHECK(!code.empty());
+    ++compiled;
+  }
+  CHECK(compiled == 5);
+  // Not where A's k-tile is not one 2-D box shared by the pair: an odd number of channel tiles
+  // (384 over 128), an im2col map (3x3), NCHW x gathered, no warp specialisation, stream-K;
+  // and not unless asked for (the heuristic's choice is unchanged).
+  struct Refused {
+    ConvCase cc;
+    const char* tile;
+  } refused[] = {
+      {as_1x1(reference_layer(DataType::half, Layout::nhwc, 2048, 7, 384, 1)), "wg128x128p/ws+s16+mc"},
+      {reference_layer(DataType::half, Layout::nhwc, 256, 14, 256, 3), "wg128x128p/ws+im2col+s16+mc"},
+      {as_1x1(reference_layer(DataType::half, Layout::nchw, 1024, 14, 256, 1)), "wg128x128p/ws+mc"},
+      {as_1x1(reference_layer(DataType::half, Layout::nhwc, 2048, 7, 512, 1)), "wg128x128p/mc"},
+      {as_1x1(reference_layer(DataType::half, Layout::nhwc, 2048, 7, 512, 1)), "wg128x128/sk+mc"},
+      {as_1x1(reference_layer(DataType::half, Layout::nhwc, 2048, 7, 512, 1)), ""},
+  };
+  for (const Refused& r : refused) {
+    const igemm::Config config = ConvImplicitGemmSolver::config_for(*make_plan(r.cc), sm90(), r.tile);
+    CAPTURE(r.tile);
+    CAPTURE(config.describe());
+    CHECK(config.cluster_blocks == 1);
+    CHECK(declares(ConvImplicitGemmSolver::request_for(*make_plan(r.cc), config), "#define HF_IGEMM_CLUSTER_DIMS\n"));
+  }
+}
+
 // Not part of the regular suite: writes the generated headers (hf_plan.h, hf_igemm.h) of every
 // matrix tile on the reference layers (fp16 / bf16, NHWC / NCHW, conv + bias + ReLU) under
 // $HIPFUSE_IGEMM_HEADER_DIR/<type>-<layout>-<layer>-<tile>/, for `nvcc -cubin -Xptxas -v`
