@@ -409,7 +409,7 @@ HF_DEVICE void cluster_sync() {
 HF_DEVICE void mbarrier_arrive_cluster(unsigned long long* bar, unsigned rank) {
   asm volatile(
       "{\n.reg .b32 remote;\nmapa.shared::cluster.u32 remote, %0, %1;\n"
-      "mbarrier.arrive.release.cluster.shared::cluster.b64 _, [remote];\n}\n" ::"r"(shared_address(bar)),
+      "mbarrier.arrive.shared::cluster.b64 _, [remote];\n}\n" ::"r"(shared_address(bar)),
       "r"(rank)
       : "memory");
 }
