@@ -110,6 +110,15 @@ constexpr std::int64_t kMemoryBoundWarpSpecializedMaxK = 512;
 constexpr const char* kWideMemoryBoundTileWarpSpecialized = "wg128x128p";
 constexpr std::int64_t kWideMemoryBoundMinN = 512;
 constexpr int kWideMemoryBoundStages = 2;
+// ... and with GEMM K of one k-tile (64), A multicast across 2-block clusters (Config::
+// cluster_blocks) where the channel tiles pair up: the pair reads its common x tile once. H100
+// A/B v51 (docs/PERF_NOTES.md, 1x1 64->256 56x56 NHWC, batch 64, 3 rounds, outputs sampled):
+// fp16 CBA 0.922x, CBNA 0.938x, bf16 CBA 0.943x, CBNA 0.920x (58.7 -> 54.1 us). Not past one
+// k-tile: 1x1 128->512 28x28 1.034x; nor on the compute-bound 1x1 layers, 1.045-1.125x
+// (2048->512 7x7 18.5 -> 20.65 us), where the pair's shared stages hold both blocks to the
+// slower one's pace and the k-loop does not wait on L2 (cuDNN's nvjet kernels use 2-block
+// clusters there, with other tiles and schedules).
+constexpr std::int64_t kMulticastMaxK = 64;
 constexpr int kMaxStagesMode = 16;  // "/st<N>" takes N up to this (no tile has more stages)
 // The staged tile stored by tensor map (Config::tma_store) on 1x1 layers of GEMM K 256-1024 and
 // N >= 256 (persistent warp-specialised tiles): the warpgroups start the next tile's multiplies
@@ -1063,7 +1072,8 @@ Config choose_config(const Problem& p, int sms, const std::string& force_tile_an
     return c;
   }
   // "<tile>/sk": that tile (or the heuristic's, for "/sk") with stream-K; "/ws": warp-specialised;
-  // "/s16": 16-bit epilogue staging; "/st<N>": at most N pipeline stages; several modes joined by '+'.
+  // "/s16": 16-bit epilogue staging; "/st<N>": at most N pipeline stages; "/mc" ("/nomc"): A multicast
+  // across 2-block clusters (or not, where the heuristic would); several modes joined by '+'.
   const std::size_t slash = force_tile_and_mode.find('/');
   const std::string force_tile = forced_tile_name(force_tile_and_mode);
   const std::string mode = slash == std::string::npos ? "" : force_tile_and_mode.substr(slash + 1);
@@ -1202,7 +1212,7 @@ Config choose_config(const Problem& p, int sms, const std::string& force_tile_an
   modes.tensor_maps = warpgroup;
   modes.im2col = has_mode("im2col") || im2col_pick;
   modes.max_stages = max_stages;
-  modes.multicast_a = has_mode("mc");
+  modes.multicast_a = has_mode("mc") || (memory_bound_ws_pick && p.gemm_k() <= kMulticastMaxK && !has_mode("nomc"));
   // The tensor-map store of the staged tile: forced with "/bs", and the heuristic's choice where
   // it measured faster (make_config checks that it fits).
   modes.tensor_store = has_mode("bs") || (force_tile.empty() && tensor_store_pays(p));

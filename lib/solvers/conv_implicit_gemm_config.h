@@ -127,11 +127,12 @@ struct Config {
   // encodes hf::ConvArgs::y_map at launch), issued by one thread, while the warpgroups go on to
   // the block's next tile, instead of every multiplying thread storing vectors ("/bs").
   bool tma_store = false;
-  // Blocks launched in clusters of this many along x (2, "/mc"; else 1): the two blocks of a
-  // cluster take neighbouring tiles of one row of tiles (same pixels, next channels), and each
-  // copies half of their common A k-tile by a tensor-map copy multicast into both, so that the
-  // pair reads A from L2 once. Warp-specialised tiles with both operands by plain 2-D maps,
-  // an even number of channel tiles, an even grid.
+  // Blocks launched in clusters of this many along x (2: the heuristic's memory-bound 1x1 tiles
+  // of one k-tile, or "/mc"; else 1): the two blocks of a cluster take neighbouring tiles of one
+  // row of tiles (same pixels, next channels), and each copies half of their common A k-tile by
+  // a tensor-map copy multicast into both, so that the pair reads A from L2 once. Warp-
+  // specialised tiles with both operands by plain 2-D maps, an even number of channel tiles, an
+  // even grid.
   int cluster_blocks = 1;
   int grid_y = 0;           // groups
   // Matrix kernels whose blocks are all resident from the start, as many on every

@@ -1513,7 +1513,7 @@ TEST_CASE("igemm: A multicast across 2-block clusters (/mc): where it applies, i
   CHECK(compiled == 5);
   // Not where A's k-tile is not one 2-D box shared by the pair: an odd number of channel tiles
   // (384 over 128), an im2col map (3x3), NCHW x gathered, no warp specialisation, stream-K;
-  // and not unless asked for (the heuristic's choice is unchanged).
+  // and not by the heuristic past one k-tile (its compute-bound and wide memory-bound picks).
   struct Refused {
     ConvCase cc;
     const char* tile;
@@ -1524,6 +1524,11 @@ TEST_CASE("igemm: A multicast across 2-block clusters (/mc): where it applies, i
       {as_1x1(reference_layer(DataType::half, Layout::nhwc, 2048, 7, 512, 1)), "wg128x128p/mc"},
       {as_1x1(reference_layer(DataType::half, Layout::nhwc, 2048, 7, 512, 1)), "wg128x128/sk+mc"},
       {as_1x1(reference_layer(DataType::half, Layout::nhwc, 2048, 7, 512, 1)), ""},
+      {as_1x1(reference_layer(DataType::half, Layout::nhwc, 128, 28, 512, 1)), ""},
+      {as_1x1(reference_layer(DataType::half, Layout::nhwc, 256, 56, 128, 1)), ""},
+      {as_1x1(reference_layer(DataType::half, Layout::nhwc, 64, 56, 64, 1)), ""},   // one channel tile
+      {as_1x1(reference_layer(DataType::half, Layout::nchw, 64, 56, 256, 1)), ""},  // A along the pixels
+      {as_1x1(reference_layer(DataType::half, Layout::nhwc, 64, 56, 256, 1)), "/nomc"},
   };
   for (const Refused& r : refused) {
     const igemm::Config config = ConvImplicitGemmSolver::config_for(*make_plan(r.cc), sm90(), r.tile);
@@ -1531,6 +1536,19 @@ TEST_CASE("igemm: A multicast across 2-block clusters (/mc): where it applies, i
     CAPTURE(config.describe());
     CHECK(config.cluster_blocks == 1);
     CHECK(declares(ConvImplicitGemmSolver::request_for(*make_plan(r.cc), config), "#define HF_IGEMM_CLUSTER_DIMS\n"));
+  }
+  // The heuristic's own: the memory-bound 1x1 layers of one k-tile (GEMM K 64) whose channel
+  // tiles pair up, CBA and CBNA, fp16 and bf16 (1x1 64->256 56x56: 0.92-0.94x, H100).
+  for (DataType type : {DataType::half, DataType::bfloat16}) {
+    for (Chain chain : {Chain::bias_relu, Chain::bias_bn_relu}) {
+      auto plan = make_plan(as_1x1(reference_layer(type, Layout::nhwc, 64, 56, 256, 1)), chain);
+      const igemm::Config config = ConvImplicitGemmSolver::config_for(*plan, sm90());
+      CAPTURE(config.describe());
+      CHECK(config.cluster_blocks == 2);
+      CHECK(config.tile.name() == std::string("wg128x64p"));
+      CHECK(config.grid_x % 2 == 0);
+      CHECK(declares(ConvImplicitGemmSolver::request_for(*plan, config), "#define HF_IGEMM_CLUSTER_DIMS HF_CLUSTER_DIMS(2)"));
+    }
   }
 }
 
