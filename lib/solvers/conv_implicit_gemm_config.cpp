@@ -422,14 +422,13 @@ struct Modes {
 };
 
 // Whether A's k-tiles can be multicast across 2-block clusters (Config::cluster_blocks): a
-// warp-specialised wgmma tile whose A and B both come by plain 2-D tensor maps (a half box of
-// BM / 2 rows a block, whole 8-row swizzle groups), an even number of channel tiles (the pair
-// t, t + 1 of a row of tiles; a persistent block's every step even), no stream-K.
+// warp-specialised wgmma tile (never stream-K) whose A and B both come by plain 2-D tensor maps
+// (a half box of BM / 2 rows a block, whole 8-row swizzle groups), an even number of channel
+// tiles (the pair t, t + 1 of a row of tiles; a persistent block's every step even).
 bool multicast_fits(const Config& cfg, const Problem& p) {
   const std::int64_t channel_tiles = ceil_div(p.k / p.groups, cfg.tile.bn);
   return cfg.kernel == Kernel::matrix && cfg.tile.warpgroup && cfg.warp_specialized && cfg.tma_a &&
-         !cfg.tma_a_im2col && cfg.tma_b && cfg.tile.bm % 16 == 0 && channel_tiles % 2 == 0 &&
-         cfg.stream_k_blocks == 0;
+         !cfg.tma_a_im2col && cfg.tma_b && cfg.tile.bm % 16 == 0 && channel_tiles % 2 == 0;
 }
 
 // Values of the weights' re-layout per thread when it rides along in the input's launch: few

@@ -423,6 +423,14 @@ def cudnn_fused_call(torch):
     return f
 
 
+def cudnn_fused_peer(fused, prob, sets):
+    """cuDNN's fused call on a case's buffer sets: (the sets it reads, f(set) -> y). CBNA's BN is
+    folded into the weights and bias first (untimed): the call has no BN stage."""
+    fsets = prob.folded(sets) if prob.family == "cbna" else sets
+    st, pd = prob.stride, prob.pad
+    return fsets, lambda s: fused(s["x"], s["w"], s["b"], st, pd, [1, 1], 1)
+
+
 # ---- measure: ceilings + eager peers ------------------------------------------------------------
 
 def peer_plan(case: dict) -> list[tuple[str, str]]:
@@ -477,9 +485,7 @@ def cmd_measure(a) -> int:
                 try:
                     sets = layouts[mf]
                     if peer == "cudnn_fused":
-                        fsets = prob.folded(sets) if case["family"] == "cbna" else sets
-                        st, pd = prob.stride, prob.pad
-                        fn = lambda s: cudnn_fused(s["x"], s["w"], s["b"], st, pd, [1, 1], 1)  # noqa: E731
+                        fsets, fn = cudnn_fused_peer(cudnn_fused, prob, sets)
                         r = run_forward_peer(torch, fsets, fn, catalogue.WARMUP, catalogue.ITERS, ref)
                         if case["family"] == "cbna":
                             rec["note"] = "BN folded into w, b (untimed)"
@@ -510,9 +516,8 @@ def cmd_profile(a) -> int:
     prob = Problem(torch, case, 1)
     sets = prob.channels_last() if a.layout == "nhwc" else prob.sets
     if a.peer == "cudnn_fused":
-        fsets = prob.folded(sets) if case["family"] == "cbna" else sets
-        fused, st, pd = cudnn_fused_call(torch), prob.stride, prob.pad
-        call = lambda: fused(fsets[0]["x"], fsets[0]["w"], fsets[0]["b"], st, pd, [1, 1], 1)  # noqa: E731
+        fsets, fn = cudnn_fused_peer(cudnn_fused_call(torch), prob, sets)
+        call = lambda: fn(fsets[0])  # noqa: E731
     else:
         fwd = prob.eager_fn()
         call = lambda: fwd(fresh_stats(sets[0]))  # noqa: E731
