@@ -87,6 +87,15 @@ constexpr int kRowBytes = kChunks * 16;
 constexpr int kStageBytes = (BM + BN) * kRowBytes;
 constexpr int kPipeBytes = kStageBytes * kStages;
 constexpr bool kTf32 = hfi::Tf32;
+// The transposed GEMM (hfi::Transposed: warp-specialised wgmma tiles whose operands and y all
+// go by 2-D tensor maps, 1x1 convolutions on channels-last x and y): the weights are wgmma's A
+// (BM output channels, K-major rows of the weights) and x's pixels its B (BN pixels, K-major
+// rows of x), so that the pixel width steps by 16 along wgmma's n and can be fitted to the
+// multiprocessors, where pixels along M come in 64-row steps. The accumulators are then
+// channels x pixels, stored transposed into the pixels x channels staging of the tensor-map store.
+constexpr bool kTransposed = hfi::Transposed;
+constexpr int kTilePixels = kTransposed ? BN : BM;    // an output tile's pixels
+constexpr int kTileChannels = kTransposed ? BM : BN;  // ... and output channels
 
 static_assert(HF_WARP_SIZE % 32 == 0, "the mma groups are 32 threads");
 static_assert(MI >= 1 && NI >= 2 && NI % 2 == 0 && WTM % 16 == 0 && WTN % 16 == 0, "warp tile");
@@ -140,7 +149,7 @@ constexpr int kEpiBytes = kTmaStore ? BM * BN * 2 : (kAlongK ? BM : BN) * kStage
 constexpr bool kPersistent = hfi::Persistent;
 constexpr int kEpiOffset = kPersistent ? kPipeBytes : 0;
 static_assert(!kTmaStore || (kStage16 && kAlongK && kOutVec == 8 && kPersistent && kWarpSpecialized &&
-                             BN % kBoxChannels == 0 && BM <= 256 && kG == 1 && kEpiOffset % 1024 == 0 &&
+                             kTileChannels % kBoxChannels == 0 && kTilePixels <= 256 && kG == 1 && kEpiOffset % 1024 == 0 &&
                              kBoxChannels * 2 == kRowBytes),
               "tensor-map store: persistent warp-specialised tiles, 16-bit channels-last y, 1 KB aligned boxes");
 // With 16-bit staging each thread's accumulator pieces span 2 * NI channels (16 on a 64-column
@@ -152,7 +161,7 @@ static_assert(!kTmaStore || (kStage16 && kAlongK && kOutVec == 8 && kPersistent 
 // epilogue's barrier before the staging orders them before their reads. (Longer states, of
 // chains with several per-channel steps, keep the per-thread preparation.)
 constexpr int kChannelOffset = kPersistent ? kPipeBytes + kEpiBytes : (kPipeBytes > kEpiBytes ? kPipeBytes : kEpiBytes);
-constexpr int kChannelBytes = kStage16 ? BN * hf::kEpilogueChannelBytes : 0;
+constexpr int kChannelBytes = kStage16 ? kTileChannels * hf::kEpilogueChannelBytes : 0;
 constexpr bool kChannelsShared =
     kStage16 && Epilogue::per_channel && sizeof(EpilogueChannel) <= hf::kEpilogueChannelBytes;
 static_assert(BM % 32 == 0 && (BN % 32 == 0 || (kWarpgroupMma && BN % 16 == 0)),
@@ -611,12 +620,13 @@ HF_DEVICE int acc_col(int warp, int ni) {
   return (warp % kWarpsN) * WTN + ni * 8;
 }
 
-// 1-D grid: tile = (m tile) * NT + (n tile), so consecutive blocks share an A tile.
-constexpr int NT = (kNg + BN - 1) / BN;
-constexpr I kTiles = (kM + BM - 1) / BM * NT;
-// The first GEMM row and column (in the group) of output tile `tile`.
-HF_DEVICE I tile_m0(I tile) { return tile / NT * BM; }
-HF_DEVICE int tile_n0(I tile) { return static_cast<int>(tile % NT) * BN; }
+// 1-D grid: tile = (pixel tile) * NT + (channel tile), so consecutive blocks share x's pixels.
+// An output tile is kTilePixels x kTileChannels: BM x BN, or BN x BM when transposed.
+constexpr int NT = (kNg + kTileChannels - 1) / kTileChannels;
+constexpr I kTiles = (kM + kTilePixels - 1) / kTilePixels * NT;
+// The first pixel (GEMM row of the convolution) and output channel (in the group) of tile `tile`.
+HF_DEVICE I tile_m0(I tile) { return tile / NT * kTilePixels; }
+HF_DEVICE int tile_n0(I tile) { return static_cast<int>(tile % NT) * kTileChannels; }
 
 // ---- stream-K: output tiles shared by several blocks -------------------------------------
 // With hfi::StreamKBlocks = G > 0 the grid is G blocks (the resident count) and block b owns
@@ -718,21 +728,21 @@ HF_DEVICE void sync_math_threads() {
 // block. (The previous tile's epilogue has read them before its barrier, so rewriting is safe.)
 HF_DEVICE void prepare_tile_channels(const hf::ConvArgs& args, char* smem, int n0, int tid, int& prepared_n0) {
   if constexpr (kChannelsShared) {
-    static_assert(kThreads >= BN, "a thread per channel of the tile");
+    static_assert(kThreads >= kTileChannels, "a thread per channel of the tile");
     if (n0 == prepared_n0) return;
     prepared_n0 = n0;
-    if (tid < BN && n0 + tid < kNg) {
+    if (tid < kTileChannels && n0 + tid < kNg) {
       EpilogueChannel* channels = reinterpret_cast<EpilogueChannel*>(smem + kChannelOffset);
       channels[tid] = epilogue_channel(static_cast<int>(blockIdx.y) * kNg + n0 + tid, args.alpha, args.chain);
     }
   }
 }
 
-// The byte offset of (row, col) in the tensor-map store's staging (kTmaStore): a box's rows are
-// k-tile rows, swizzled alike.
-HF_DEVICE int box_offset(int row, int col) {
-  const int box = col / kBoxChannels, byte = (col % kBoxChannels) * 2;
-  return box * BM * kRowBytes + swizzle(row, byte >> 4) + (byte & 15);
+// The byte offset of (pixel, channel) of the tile in the tensor-map store's staging (kTmaStore):
+// a box's rows are k-tile rows, swizzled alike.
+HF_DEVICE int box_offset(int pixel, int channel) {
+  const int box = channel / kBoxChannels, byte = (channel % kBoxChannels) * 2;
+  return box * kTilePixels * kRowBytes + swizzle(pixel, byte >> 4) + (byte & 15);
 }
 
 HF_DEVICE void store_tile_16bit(const hf::ConvArgs& args, char* smem, const float (&acc)[MI][NI][4], I m0, int n0) {
@@ -742,41 +752,76 @@ HF_DEVICE void store_tile_16bit(const hf::ConvArgs& args, char* smem, const floa
   const float alpha = args.alpha;
   T* stage = reinterpret_cast<T*>(smem + kEpiOffset);
   const int g = lane >> 2, t = lane & 3;
-#pragma unroll
-  for (int ni = 0; ni < NI; ++ni) {
-    const int col = acc_col(warp, ni) + 2 * t;
-    if (n0 + col >= kNg) continue;  // Ng even (OutVec >= 2 along channels): both channels in or out
-    const int k = group * kNg + n0 + col;
-    EpilogueChannel ch0, ch1;
-    if constexpr (kChannelsShared) {
-      const EpilogueChannel* channels = reinterpret_cast<const EpilogueChannel*>(smem + kChannelOffset);
-      ch0 = channels[col];
-      ch1 = channels[col + 1];
-    } else {
-      ch0 = epilogue_channel(k, args.alpha, args.chain);
-      ch1 = epilogue_channel(k + 1, args.alpha, args.chain);
-    }
+  if constexpr (kTransposed) {
+    // Accumulator rows are output channels (g and g + 8 of each warp's 16), columns pixels (2t
+    // and 2t + 1 of each 8): each channel prepared once, each value staged at its pixel's row.
+    // (A warp's 16-bit writes of one step cover 4 pixels' rows at one chunk each, on 4 chunks
+    // apart: conflict-free.)
 #pragma unroll
     for (int mi = 0; mi < MI; ++mi) {
 #pragma unroll
-      for (int h8 = 0; h8 < 2; ++h8) {  // the piece's rows g and g + 8
-        const int row = acc_row(warp, mi) + g + 8 * h8;
-        const I m = m0 + row;
-        if (m >= kM) continue;
-        const Pixel px = decode_m(m);  // unused, and so not computed, by per-channel chains
-        const I off = y_offset(px.n, k, px.p, px.q);
-        Vec<T, 2> pair;
-        pair.v[0] = hf::from_float<T>(
-            epilogue_value(acc[mi][ni][2 * h8], alpha, ch0, px.n, k, px.p, px.q, off, args.chain));
-        pair.v[1] = hf::from_float<T>(
-            epilogue_value(acc[mi][ni][2 * h8 + 1], alpha, ch1, px.n, k + 1, px.p, px.q, off + kYsK, args.chain));
-        if constexpr (kTmaStore) {
-          *reinterpret_cast<Vec<T, 2>*>(reinterpret_cast<char*>(stage) + box_offset(row, col)) = pair;
-        } else if constexpr (kAlongK) {
-          *reinterpret_cast<Vec<T, 2>*>(stage + row * kStageLd + col) = pair;
+      for (int h8 = 0; h8 < 2; ++h8) {
+        const int channel = acc_row(warp, mi) + g + 8 * h8;
+        if (n0 + channel >= kNg) continue;
+        const int k = group * kNg + n0 + channel;
+        EpilogueChannel ch;
+        if constexpr (kChannelsShared) {
+          ch = reinterpret_cast<const EpilogueChannel*>(smem + kChannelOffset)[channel];
         } else {
-          stage[col * kStageLd + row] = pair.v[0];
-          stage[(col + 1) * kStageLd + row] = pair.v[1];
+          ch = epilogue_channel(k, args.alpha, args.chain);
+        }
+#pragma unroll
+        for (int ni = 0; ni < NI; ++ni) {
+#pragma unroll
+          for (int e = 0; e < 2; ++e) {
+            const int pixel = acc_col(warp, ni) + 2 * t + e;
+            const I m = m0 + pixel;
+            if (m >= kM) continue;
+            const Pixel px = decode_m(m);  // unused, and so not computed, by per-channel chains
+            const T v = hf::from_float<T>(epilogue_value(acc[mi][ni][2 * h8 + e], alpha, ch, px.n, k, px.p, px.q,
+                                                         y_offset(px.n, k, px.p, px.q), args.chain));
+            *reinterpret_cast<T*>(reinterpret_cast<char*>(stage) + box_offset(pixel, channel)) = v;
+          }
+        }
+      }
+    }
+  } else {
+#pragma unroll
+    for (int ni = 0; ni < NI; ++ni) {
+      const int col = acc_col(warp, ni) + 2 * t;
+      if (n0 + col >= kNg) continue;  // Ng even (OutVec >= 2 along channels): both channels in or out
+      const int k = group * kNg + n0 + col;
+      EpilogueChannel ch0, ch1;
+      if constexpr (kChannelsShared) {
+        const EpilogueChannel* channels = reinterpret_cast<const EpilogueChannel*>(smem + kChannelOffset);
+        ch0 = channels[col];
+        ch1 = channels[col + 1];
+      } else {
+        ch0 = epilogue_channel(k, args.alpha, args.chain);
+        ch1 = epilogue_channel(k + 1, args.alpha, args.chain);
+      }
+#pragma unroll
+      for (int mi = 0; mi < MI; ++mi) {
+#pragma unroll
+        for (int h8 = 0; h8 < 2; ++h8) {  // the piece's rows g and g + 8
+          const int row = acc_row(warp, mi) + g + 8 * h8;
+          const I m = m0 + row;
+          if (m >= kM) continue;
+          const Pixel px = decode_m(m);  // unused, and so not computed, by per-channel chains
+          const I off = y_offset(px.n, k, px.p, px.q);
+          Vec<T, 2> pair;
+          pair.v[0] = hf::from_float<T>(
+              epilogue_value(acc[mi][ni][2 * h8], alpha, ch0, px.n, k, px.p, px.q, off, args.chain));
+          pair.v[1] = hf::from_float<T>(
+              epilogue_value(acc[mi][ni][2 * h8 + 1], alpha, ch1, px.n, k + 1, px.p, px.q, off + kYsK, args.chain));
+          if constexpr (kTmaStore) {
+            *reinterpret_cast<Vec<T, 2>*>(reinterpret_cast<char*>(stage) + box_offset(row, col)) = pair;
+          } else if constexpr (kAlongK) {
+            *reinterpret_cast<Vec<T, 2>*>(stage + row * kStageLd + col) = pair;
+          } else {
+            stage[col * kStageLd + row] = pair.v[0];
+            stage[(col + 1) * kStageLd + row] = pair.v[1];
+          }
         }
       }
     }
@@ -786,9 +831,9 @@ HF_DEVICE void store_tile_16bit(const hf::ConvArgs& args, char* smem, const floa
   if constexpr (kTmaStore) {
     if (tid == 0) {
 #pragma unroll
-      for (int b = 0; b < BN / kBoxChannels; ++b) {
+      for (int b = 0; b < kTileChannels / kBoxChannels; ++b) {
         if (n0 + b * kBoxChannels < kNg) {
-          hf::tma_store_2d(&args.y_map, reinterpret_cast<const char*>(stage) + b * BM * kRowBytes,
+          hf::tma_store_2d(&args.y_map, reinterpret_cast<const char*>(stage) + b * kTilePixels * kRowBytes,
                            n0 + b * kBoxChannels, static_cast<int>(m0));
         }
       }
@@ -1075,7 +1120,10 @@ static_assert(!kTmaAIm2col || (kTmaA && hfi::AMode == kAsync16 && kCg % BK == 0)
               "A's im2col map: channels-last x, each k-tile one filter tap of one group");
 // The full barrier's arrivals: one per cp.async loader thread, and the tensor-map issuer's.
 constexpr unsigned kFullArrivals = kAllTma ? 1u : static_cast<unsigned>(kLoadThreads) + (kTmaB ? 1u : 0u);
-constexpr unsigned kTmaBytes = (kTmaA ? BM * kRowBytes : 0) + (kTmaB ? BN * kRowBytes : 0);
+constexpr unsigned kTmaBytes = (kTmaA ? kTilePixels * kRowBytes : 0) + (kTmaB ? kTileChannels * kRowBytes : 0);
+// Where a stage's k-tiles of x's pixels and of the weights lie: wgmma's A rows first, then B's.
+constexpr int kPixelRowsOffset = kTransposed ? BM * kRowBytes : 0;
+constexpr int kWeightRowsOffset = kTransposed ? 0 : BM * kRowBytes;
 
 // ---- A multicast across a 2-block cluster (hfi::ClusterBlocks) ---------------------------
 // The blocks of a cluster (ranks 0 and 1, consecutive in x) take tiles t and t + 1 of each
@@ -1109,6 +1157,8 @@ HF_DEVICE void release_stage(unsigned long long* empty, int s) {
 // launch, once they have finished), so no waiting GEMM block keeps a writer off the device.
 constexpr bool kStreamInput = hfi::StreamInput;
 static_assert(!kStreamInput || (kWarpSpecialized && kAllTma), "a streamed re-layout feeds the tensor-map issuer only");
+static_assert(!kTransposed || (kAllTma && !kTmaAIm2col && kTmaStore && !kStreamInput && hfi::ClusterBlocks == 1),
+              "transposed GEMM: x and the weights by 2-D tensor maps, y by the tensor-map store");
 constexpr unsigned kPackBlocksPerImage = hfi::PackGridX * hfi::PackGridY;
 
 HF_DEVICE void wait_for_weights(const hf::ConvArgs& args) {
@@ -1119,7 +1169,7 @@ HF_DEVICE void wait_for_weights(const hf::ConvArgs& args) {
 
 // The images the tile's rows lie in (a tile of BM pixels spans one image or a few).
 HF_DEVICE void wait_for_images(const hf::ConvArgs& args, I tile) {
-  const I m0 = tile_m0(tile), m_last = m0 + BM < kM ? m0 + BM - 1 : kM - 1;
+  const I m0 = tile_m0(tile), m_last = m0 + kTilePixels < kM ? m0 + kTilePixels - 1 : kM - 1;
   for (int n = decode_m(m0).n, last = decode_m(m_last).n; n <= last; ++n) {
     hf::wait_ready(args.input_ready + n, kPackBlocksPerImage);
   }
@@ -1191,9 +1241,9 @@ HF_DEVICE void conv_tile_ws(const hf::ConvArgs& args, char* smem, A& a_load, B& 
               hf::tma_load_2d_multicast(stage + half * kRowBytes, &args.a_map, a_channel + j * BK, a_pixel + half,
                                         full + s, 0x3);
             } else if constexpr (kTmaA) {
-              hf::tma_load_2d(stage, &args.a_map, a_channel + j * BK, a_pixel, full + s);
+              hf::tma_load_2d(stage + kPixelRowsOffset, &args.a_map, a_channel + j * BK, a_pixel, full + s);
             }
-            hf::tma_load_2d(stage + BM * kRowBytes, &args.b_map, j * BK, b_row, full + s);
+            hf::tma_load_2d(stage + kWeightRowsOffset, &args.b_map, j * BK, b_row, full + s);
           }
         }
         if constexpr (!kTmaA) a_load.fetch(x, j, stage, args.chain);

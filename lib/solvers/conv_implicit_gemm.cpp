@@ -143,9 +143,12 @@ struct TensorMapShapes {
 
 // A: pixels x channels of x (a 1x1, stride-1 convolution on channels-last x), or its windows
 // (im2col); B: output channels x GEMM K of the weights as the GEMM reads them. k-tiles of BK
-// values by BM / BN rows. y (Config::tma_store): pixels x channels, boxes of 64 channels by BM rows.
+// values by a tile's pixels / channels (BM / BN, or BN / BM transposed). y (Config::tma_store):
+// pixels x channels, boxes of 64 channels by a tile's pixels.
 TensorMapShapes tensor_map_shapes(const igemm::Problem& p, const igemm::Config& c) {
   const unsigned bk = static_cast<unsigned>(igemm::block_k(p, c.tile.k_chunks));
+  const unsigned tile_pixels = static_cast<unsigned>(c.transposed ? c.tile.bn : c.tile.bm);
+  const unsigned tile_channels = static_cast<unsigned>(c.transposed ? c.tile.bm : c.tile.bn);
   const std::uint64_t elem = p.elem_bytes();
   TensorMapShape a, b, y;
   if (c.tma_a_im2col) {
@@ -156,16 +159,15 @@ TensorMapShapes tensor_map_shapes(const igemm::Problem& p, const igemm::Config& 
     // Multicast (Config::cluster_blocks): each block of a cluster copies its share of the rows.
     a = {true, static_cast<std::uint64_t>(p.c), static_cast<std::uint64_t>(p.n) * p.h * p.w,
          static_cast<std::uint64_t>(igemm::input_row_stride(p, c)) * elem, bk,
-         static_cast<unsigned>(c.tile.bm / c.cluster_blocks)};
+         tile_pixels / static_cast<unsigned>(c.cluster_blocks)};
   }
   if (c.tma_b) {
     b = {true, static_cast<std::uint64_t>(p.gemm_k()), static_cast<std::uint64_t>(p.k),
-         static_cast<std::uint64_t>(igemm::weights_row_stride(p, c)) * elem, bk, static_cast<unsigned>(c.tile.bn)};
+         static_cast<std::uint64_t>(igemm::weights_row_stride(p, c)) * elem, bk, tile_channels};
   }
   if (c.tma_store) {
     y = {true, static_cast<std::uint64_t>(p.k), static_cast<std::uint64_t>(p.gemm_m()),
-         static_cast<std::uint64_t>(igemm::output_row_stride(p)) * elem, hf::kStoreBoxChannels,
-         static_cast<unsigned>(c.tile.bm)};
+         static_cast<std::uint64_t>(igemm::output_row_stride(p)) * elem, hf::kStoreBoxChannels, tile_pixels};
   }
   return {a, b, y};
 }

@@ -119,6 +119,10 @@ constexpr int kWideMemoryBoundStages = 2;
 // slower one's pace and the k-loop does not wait on L2 (cuDNN's nvjet kernels use 2-block
 // clusters there, with other tiles and schedules).
 constexpr std::int64_t kMulticastMaxK = 64;
+// The transposed GEMM's tile ("/tr" alone; Config::transposed): 2 warpgroups of 64 output
+// channels by the fitted pixel width, persistent, one block a multiprocessor on GEMM K past 512.
+// Not chosen automatically: not yet measured.
+constexpr const char* kTransposedTile = "wg128x128p";
 constexpr int kMaxStagesMode = 16;  // "/st<N>" takes N up to this (no tile has more stages)
 // The staged tile stored by tensor map (Config::tma_store) on 1x1 layers of GEMM K 256-1024 and
 // N >= 256 (persistent warp-specialised tiles): the warpgroups start the next tile's multiplies
@@ -419,6 +423,7 @@ struct Modes {
   bool tensor_store = false;      // with tensor_maps: Config::tma_store where it fits (make_config checks)
   int max_stages = 0;             // matrix tiles: at most this many pipeline stages (0: the tile's)
   bool multicast_a = false;       // Config::cluster_blocks = 2 where it applies (multicast_fits)
+  bool transposed = false;        // Config::transposed where it applies (make_config checks)
 };
 
 // Whether A's k-tiles can be multicast across 2-block clusters (Config::cluster_blocks): a
@@ -549,6 +554,8 @@ Config make_config(const Problem& p, const Candidate& c, int sms, const Modes& m
   }
 
   cfg.threads = matrix ? 32 * c.warps_m * c.warps_n : (c.bm / 8) * (c.bn / 8);
+  // An output tile's output channels and pixels: bn x bm when the GEMM is transposed.
+  const int tile_channels = modes.transposed ? c.bm : c.bn, tile_pixels = modes.transposed ? c.bn : c.bm;
   if (matrix) {
     // Persistent and warp-specialised: the loaders run on into the next tile's k-tiles while
     // the multiplying warps store this one, so a single k-tile gets a second stage.
@@ -558,7 +565,7 @@ Config make_config(const Problem& p, const Candidate& c, int sms, const Modes& m
     // The tensor-map store (Config::tma_store): the persistent warp-specialised wgmma tiles
     // with 16-bit staging, 16-byte vectors along channels and 64-channel boxes, y a matrix.
     const bool tensor_store = modes.tensor_store && modes.tensor_maps && modes.warp_specialized &&
-                              modes.stage_16bit && c.persistent && c.warpgroup && c.bn % hf::kStoreBoxChannels == 0 &&
+                              modes.stage_16bit && c.persistent && c.warpgroup && tile_channels % hf::kStoreBoxChannels == 0 &&
                               cfg.out_along_k && cfg.out_vec == vec && output_row_stride(p) > 0;
     const int staged_bytes = modes.stage_16bit ? 2 : 4;
     // The kernel's staging (kStageLd): [BM][BN + 8] along channels; [BN][BM + 4] fp32 or
@@ -569,7 +576,7 @@ Config make_config(const Problem& p, const Candidate& c, int sms, const Modes& m
                                       : c.bn * (c.bm + (modes.stage_16bit ? 8 : 4)) * staged_bytes;
     cfg.shared_bytes = c.persistent ? pipe + epi : std::max(pipe, epi);
     // 16-bit staging: the tile's channels' epilogue parameters (prepared where a block's channels change), past both.
-    if (modes.stage_16bit) cfg.shared_bytes += c.bn * hf::kEpilogueChannelBytes;
+    if (modes.stage_16bit) cfg.shared_bytes += tile_channels * hf::kEpilogueChannelBytes;
     if (c.warpgroup) cfg.shared_bytes += 1024;  // slack to align the stages to 1024 bytes (wgmma swizzle)
     if (modes.warp_specialized) use_warp_specialization(cfg, p, modes.tensor_maps, modes.im2col);
     cfg.tma_store = tensor_store;
@@ -577,7 +584,7 @@ Config make_config(const Problem& p, const Candidate& c, int sms, const Modes& m
   } else {
     cfg.shared_bytes = 0;  // static: 2 x 8 x (BM + 4 + BN + 4) floats
   }
-  cfg.tiles = ceil_div(p.gemm_m(), c.bm) * ceil_div(ng, c.bn);
+  cfg.tiles = ceil_div(p.gemm_m(), tile_pixels) * ceil_div(ng, tile_channels);
   cfg.grid_x = cfg.tiles;
   // Persistent: the resident blocks (min_blocks per SM, or fewer where shared memory allows
   // fewer: 228 KB per SM, 1 KB of it reserved per block), shared among the groups. A block
@@ -586,13 +593,24 @@ Config make_config(const Problem& p, const Candidate& c, int sms, const Modes& m
     const std::int64_t resident = std::int64_t{sms} * resident_blocks(c, cfg);
     cfg.grid_x = std::min(cfg.grid_x, std::max<std::int64_t>(1, resident / p.groups));
   }
-  if (modes.multicast_a && multicast_fits(cfg, p)) {
+  if (modes.multicast_a && !modes.transposed && multicast_fits(cfg, p)) {
     cfg.cluster_blocks = 2;
     cfg.grid_x = std::max<std::int64_t>(2, cfg.grid_x / 2 * 2);  // whole clusters (tiles are even)
   }
   cfg.grid_y = p.groups;
   if (matrix) cfg.one_even_wave = one_even_wave(cfg, c, sms);
   cfg.pack_weight_slices = weight_slices(p, cfg);
+  if (modes.transposed) {
+    // Where it does not fit, the tile as it is: x, the weights and y must all go by 2-D maps.
+    const bool fits = matrix && c.warpgroup && c.persistent && cfg.warp_specialized && cfg.tma_a &&
+                      !cfg.tma_a_im2col && cfg.tma_b && cfg.tma_store && p.groups == 1;
+    if (!fits) {
+      Modes plain = modes;
+      plain.transposed = false;
+      return make_config(p, c, sms, plain);
+    }
+    cfg.transposed = true;
+  }
   return cfg;
 }
 
@@ -678,6 +696,28 @@ int fitted_width(const Problem& p, const Candidate& c, int sms, const Modes& mod
     if (stages_that_fit(p, w, sms, modes) == 0) continue;
     const double cost = estimate_waves(p, w, sms);
     if (cost < best_cost) {
+      best = bn;
+      best_cost = cost;
+    }
+  }
+  return best;
+}
+
+// The pixel width (wgmma's n, a multiple of 16 from 64 to 256) of least estimated time over
+// whole waves for tile `c` transposed under `modes`, or c.bn where the transposed GEMM does not
+// fit. (1x1 2048->512 7x7 at batch 64: 4 channel tiles x 33 of 96 pixels = 132 tiles.)
+int transposed_width(const Problem& p, const Candidate& c, int sms, const Modes& modes) {
+  int best = c.bn;
+  double best_cost = std::numeric_limits<double>::infinity();
+  for (int bn = kForcedWidthMin; bn <= kFittedWidthMax; bn += kFittedWidthStep) {
+    const Candidate w = with_width(c, bn);
+    if (stages_that_fit(p, w, sms, modes) == 0) continue;
+    const Config cfg = make_config(p, w, sms, modes);
+    if (!cfg.transposed) return c.bn;
+    const int resident = resident_blocks(w, cfg);
+    const std::int64_t waves = ceil_div(cfg.tiles * p.groups, std::int64_t{sms} * resident);
+    const double cost = static_cast<double>(waves * resident) * tile_work(p, w, cfg);
+    if (cost < best_cost * 0.999) {
       best = bn;
       best_cost = cost;
     }
@@ -891,6 +931,7 @@ std::string Config::describe() const {
     if (stage_16bit) s += " s16";
     if (tma_store) s += " tma:y";
     if (cluster_blocks > 1) s += " mc" + std::to_string(cluster_blocks);
+    if (transposed) s += " transposed";
   }
   const auto loader = [](Loader l, int lanes) {
     if (l == Loader::pixels) return "pixels" + std::to_string(lanes);
@@ -1041,7 +1082,7 @@ constexpr double kStreamedBytesPerFlop = 2.0e-3;
 // forced ("/stream"; "/serial" turns it off).
 void use_streamed_input(Config& cfg, const Problem& p, bool force) {
   const bool possible = cfg.pack_input && cfg.pack_block_lanes > 0 && !cfg.fold.active() && cfg.warp_specialized &&
-                        cfg.tma_a && cfg.tma_b && cfg.cluster_blocks == 1;
+                        cfg.tma_a && cfg.tma_b && cfg.cluster_blocks == 1 && !cfg.transposed;
   const double x_bytes = static_cast<double>(p.n) * p.c * p.h * p.w * static_cast<double>(p.elem_bytes());
   const double tiles_per_block = static_cast<double>(cfg.tiles * p.groups) / static_cast<double>(cfg.grid_x * cfg.grid_y);
   const bool pays = cfg.tile.persistent && cfg.one_even_wave && tiles_per_block >= kStreamedTilesPerBlock &&
@@ -1159,6 +1200,9 @@ Config choose_config(const Problem& p, int sms, const std::string& force_tile_an
     best = cheapest_mapped_tile(p, sms, std::vector<const char*>(std::begin(kMappedTiles), std::end(kMappedTiles)), false);
     mapped_pick = best != nullptr;
   }
+  // "/tr" alone: the transposed GEMM on its persistent 2-warpgroup tile.
+  const bool transposed = has_mode("tr");
+  if (force_tile.empty() && transposed) best = find_tile(kTransposedTile, true, true);
   const bool measured_pick = force_tile.empty() && best != nullptr;  // taken as swept: no promotion
   if (!force_tile.empty()) best = find_tile(force_tile, matrix, warpgroup);
   // Hopper, fp16/bf16, compute-bound (kWarpgroupMinIntensity) and wide enough (kWarpgroupMinN):
@@ -1203,9 +1247,9 @@ Config choose_config(const Problem& p, int sms, const std::string& force_tile_an
   // (the warp-specialised wgmma tiles 3-20%, the persistent mma.sync ones 0-11%); along the
   // pixels (NCHW y, v21, with the weights' re-layout merged into x's): CBA 0-14% faster on the
   // seven fp16 NCHW layers, CBNA 11-19%.
-  modes.stage_16bit = (has_mode("s16") || force_tile.empty()) && stage_16bit_fits(p, plain);
+  modes.stage_16bit = (has_mode("s16") || transposed || force_tile.empty()) && stage_16bit_fits(p, plain);
   const bool stream_k = has_mode("sk") && stream_k_fits(plain, *best);
-  const bool ws = has_mode("ws") || memory_bound_ws_pick || pixels_ws_pick || im2col_pick || mapped_pick ||
+  const bool ws = has_mode("ws") || transposed || memory_bound_ws_pick || pixels_ws_pick || im2col_pick || mapped_pick ||
                   (warpgroup_pick && warp_specialization_pays(*best, plain));
   modes.warp_specialized = ws && !stream_k && warp_specialization_fits(plain, *best);
   modes.tensor_maps = warpgroup;
@@ -1214,12 +1258,17 @@ Config choose_config(const Problem& p, int sms, const std::string& force_tile_an
   modes.multicast_a = has_mode("mc") || (memory_bound_ws_pick && p.gemm_k() <= kMulticastMaxK && !has_mode("nomc"));
   // The tensor-map store of the staged tile: forced with "/bs", and the heuristic's choice where
   // it measured faster (make_config checks that it fits).
-  modes.tensor_store = has_mode("bs") || (force_tile.empty() && tensor_store_pays(p));
+  modes.tensor_store = has_mode("bs") || transposed || (force_tile.empty() && tensor_store_pays(p));
+  modes.transposed = transposed;
   // The channel width: forced ("/n<N>", wgmma tiles), or fitted to the waves (kFittedWidthGain).
   const int forced_width = best->warpgroup ? numbered_mode("n", kForcedWidthMin, kFittedWidthMax, kFittedWidthStep) : 0;
   int width = forced_width > 0 ? forced_width : best->bn;
   const bool fits_width = best->warpgroup && best->persistent && best->bm == 128 && best->bn == 128 && !stream_k;
-  if (width == best->bn && (mapped_pick || im2col_pick) && fits_width) width = fitted_width(p, *best, sms, modes);
+  if (width == best->bn && transposed && best->warpgroup && !stream_k) {
+    width = transposed_width(p, *best, sms, modes);
+  } else if (width == best->bn && (mapped_pick || im2col_pick) && fits_width) {
+    width = fitted_width(p, *best, sms, modes);
+  }
   Candidate widened = *best;
   if (width != best->bn) {
     widened = with_width(*best, width);
@@ -1275,6 +1324,8 @@ std::string generate_header(const Problem& p, const Config& c) {
   s += "constexpr bool TmaStore = " + b(c.tma_store) + ";  // y stored by tensor-map copies (ConvArgs::y_map)\n";
   s += "constexpr int ClusterBlocks = " + std::to_string(c.cluster_blocks) +
        ";  // A's k-tiles multicast across clusters of this many blocks (1: none)\n";
+  s += "constexpr bool Transposed = " + b(c.transposed) +
+       ";  // the weights are wgmma's A (BM channels), x's pixels its B (BN pixels)\n";
   s += "constexpr bool Tf32 = " + b(p.elem == Elem::f32 && c.kernel == Kernel::matrix) + ";\n";
   s += "}  // namespace hfi\n";
   // The kernel's cluster attribute (an ordinary launch then runs the grid in clusters).

@@ -818,6 +818,37 @@ TEST_CASE("igemm: A multicast across 2-block clusters: M, N and K edges, groups,
   CHECK(walked >= 4);
 }
 
+// The transposed GEMM ("/tr": the weights as wgmma's A, x's pixels as its B, the accumulators
+// stored transposed into the tensor-map store's staging): pixel widths 64 to 208 (the fitted
+// one of "/tr" alone: 96 on the ResNet-50 layer 1x1 2048->512 7x7, 132 tiles), M off the width
+// (784 over 96), N off the channel tile (200 over 128), K 200 (the last k-tile partial), one
+// warpgroup's 64 channels and three's 192, a per-pixel residual in the epilogue, blocks walking
+// several tiles; every output checked for a write, 100,000 compared.
+TEST_CASE("igemm: transposed GEMM: pixel widths, M, N and K edges, several tiles a block") {
+  if (!igemm::has_warpgroup_mma(device_target().arch)) {
+    MESSAGE("no wgmma on " << device_target().arch << ": skipped");
+    return;
+  }
+  const std::vector<const char*> tiles = {"/tr", "wg128x128p/tr+n64", "wg128x128p/tr+n208", "wg64x128p/tr+n96",
+                                          "wg192x128p/tr+n112"};
+  const std::vector<LayerCase> cases = {
+      {DataType::half, Lay::nhwc, {16, 256, 7, 7, 256, 1, 1, 0, 1}, Epi::bias_relu},        // M 784
+      {DataType::bfloat16, Lay::nhwc, {16, 200, 9, 9, 512, 1, 1, 0, 1}, Epi::cbna},         // K 200
+      {DataType::half, Lay::nhwc, {8, 64, 10, 10, 200, 1, 1, 0, 1}, Epi::bn_act_residual},  // N 200
+      {DataType::half, Lay::nhwc, {64, 2048, 7, 7, 512, 1, 1, 0, 1}, Epi::bias_relu},       // ResNet-50's
+      {DataType::bfloat16, Lay::nhwc, {64, 128, 7, 7, 2048, 1, 1, 0, 1}, Epi::bias_relu},   // many tiles a block
+  };
+  int walked = 0;  // runs whose blocks walk several tiles
+  const auto expect = [&walked](const igemm::Config& config, const LayerCase&, const std::string& tile) {
+    REQUIRE(config.transposed);
+    CHECK(config.tma_store);
+    if (tile == "/tr") CHECK(config.tile.bm == 128);
+    walked += config.grid_x < config.tiles ? 1 : 0;
+  };
+  run_cases(tiles, cases, 2400, expect, 100000);
+  CHECK(walked >= 4);
+}
+
 // A by im2col tensor map ("/im2col" with "/ws": one box a filter tap, the windows' padding and
 // strides applied by the copy engine): 3x3 with padding (M and N off the tile, windows across
 // image edges), stride 2, a 1x1 with stride 2, dilation 2 on a 5x5, 2 groups of 128, NCHW x

@@ -1556,6 +1556,88 @@ TEST_CASE("igemm: A multicast across 2-block clusters (/mc): where it applies, i
 // matrix tile on the reference layers (fp16 / bf16, NHWC / NCHW, conv + bias + ReLU) under
 // $HIPFUSE_IGEMM_HEADER_DIR/<type>-<layout>-<layer>-<tile>/, for `nvcc -cubin -Xptxas -v`
 // (scripts/igemm_ptxas.sh).
+TEST_CASE("igemm: the transposed GEMM (/tr): where it applies, its fitted pixel width, tiles, maps, kernels") {
+  const reliability::TempDir cache_dir("hipfuse-igemm-transposed-test");
+  const reliability::CacheAt fresh(cache_dir.path(), false);  // every variant really compiles
+  auto& compiler = rt::KernelCompiler::instance();
+  // At batch 64 on 132 SMs the fitted width fills the multiprocessors in whole waves: 1x1
+  // 2048->512 7x7 as 4 channel tiles x 33 of 96 pixels (3136 pixels), 1024->256 14x14 as 2 x 66
+  // of 192, 512->2048 7x7 as 16 x 16 of 208 (two waves of 128 tiles).
+  struct Layer {
+    DataType type;
+    int c, hw, k;
+    const char* tile;
+    int channels, pixels;
+    std::int64_t tiles;
+  } applies[] = {
+      {DataType::half, 2048, 7, 512, "/tr", 128, 96, 4 * 33},
+      {DataType::bfloat16, 1024, 14, 256, "/tr", 128, 192, 2 * 66},
+      {DataType::half, 512, 7, 2048, "/tr", 128, 208, 16 * 16},
+      {DataType::half, 2048, 7, 512, "wg128x128p/tr+n64", 128, 64, 4 * 49},       // forced width
+      {DataType::bfloat16, 256, 14, 1024, "wg64x128p/tr+n96", 64, 96, 16 * 131},  // one warpgroup
+      {DataType::half, 2048, 7, 512, "wg192x128p/tr+n112", 192, 112, 3 * 28},     // three; N off the tile
+  };
+  int compiled = 0;
+  for (const Layer& l : applies) {
+    auto plan = make_plan(as_1x1(reference_layer(l.type, Layout::nhwc, l.c, l.hw, l.k, 1)), Chain::bias_bn_relu);
+    const igemm::Config config = ConvImplicitGemmSolver::config_for(*plan, sm90(), l.tile);
+    CAPTURE(l.tile);
+    CAPTURE(config.describe());
+    REQUIRE(config.transposed);
+    CHECK(config.describe().find(" transposed") != std::string::npos);
+    CHECK(config.tile.bm == l.channels);
+    CHECK(config.tile.bn == l.pixels);
+    CHECK(config.tiles == l.tiles);
+    CHECK(config.tile.persistent);
+    CHECK(config.warp_specialized);
+    CHECK((config.tma_a && config.tma_b && config.tma_store && config.stage_16bit));
+    CHECK_FALSE(config.tma_a_im2col);
+    CHECK(config.cluster_blocks == 1);
+    CHECK(config.grid_x <= config.tiles);
+    CHECK(config.shared_bytes + 1024 <= 228 * 1024);
+    const auto request = ConvImplicitGemmSolver::request_for(*plan, config);
+    CHECK(declares(request, "constexpr bool Transposed = true;"));
+    CHECK(declares(request, "constexpr int BM = " + std::to_string(l.channels) + ", BN = " + std::to_string(l.pixels) + ";"));
+    std::vector<char> code;
+    CHECK_NOTHROW(code = compiler.binary(request, "sm_90", 32));
+    CHECK(!code.empty());
+    ++compiled;
+  }
+  CHECK(compiled == 6);
+  // Not where x, the weights or y cannot all go by 2-D maps: NCHW, a 3x3 (im2col), a strided
+  // 1x1, 2 groups, fp32; nor on a tile that is not a persistent wgmma one, nor without wgmma;
+  // nor by the heuristic, which has not measured it. The tile is then as it would be without "/tr".
+  struct Refused {
+    ConvCase cc;
+    const char* tile;
+    Target arch;
+  };
+  ConvCase strided = as_1x1(reference_layer(DataType::half, Layout::nhwc, 1024, 14, 2048, 1));
+  strided.stride = 2;
+  ConvCase grouped = as_1x1(reference_layer(DataType::half, Layout::nhwc, 256, 14, 256, 1));
+  grouped.groups = 2;
+  const Refused refused[] = {
+      {as_1x1(reference_layer(DataType::half, Layout::nchw, 2048, 7, 512, 1)), "/tr", sm90()},
+      {reference_layer(DataType::half, Layout::nhwc, 256, 14, 256, 3), "/tr", sm90()},
+      {strided, "/tr", sm90()},
+      {grouped, "/tr", sm90()},
+      {as_1x1(reference_layer(DataType::float32, Layout::nhwc, 2048, 7, 512, 1)), "/tr", sm90()},
+      {as_1x1(reference_layer(DataType::half, Layout::nhwc, 2048, 7, 512, 1)), "wg192x128/tr", sm90()},
+      {as_1x1(reference_layer(DataType::half, Layout::nhwc, 2048, 7, 512, 1)), "128x64k64p/tr", sm90()},
+      {as_1x1(reference_layer(DataType::half, Layout::nhwc, 2048, 7, 512, 1)), "/tr", sm80()},
+      {as_1x1(reference_layer(DataType::half, Layout::nhwc, 2048, 7, 512, 1)), "", sm90()},
+      {as_1x1(reference_layer(DataType::half, Layout::nhwc, 1024, 14, 256, 1)), "", sm90()},
+  };
+  for (const Refused& r : refused) {
+    auto plan = make_plan(r.cc);
+    const igemm::Config config = ConvImplicitGemmSolver::config_for(*plan, r.arch, r.tile);
+    CAPTURE(r.tile);
+    CAPTURE(config.describe());
+    CHECK_FALSE(config.transposed);
+    CHECK(declares(ConvImplicitGemmSolver::request_for(*plan, config), "constexpr bool Transposed = false;"));
+  }
+}
+
 TEST_CASE("igemm: write the generated headers of the reference layers" * doctest::skip()) {
   const char* dir_env = std::getenv("HIPFUSE_IGEMM_HEADER_DIR");
   REQUIRE(dir_env != nullptr);
