@@ -88,11 +88,12 @@ constexpr int kStageBytes = (BM + BN) * kRowBytes;
 constexpr int kPipeBytes = kStageBytes * kStages;
 constexpr bool kTf32 = hfi::Tf32;
 // The transposed GEMM (hfi::Transposed: warp-specialised wgmma tiles whose operands and y all
-// go by 2-D tensor maps, 1x1 convolutions on channels-last x and y): the weights are wgmma's A
-// (BM output channels, K-major rows of the weights) and x's pixels its B (BN pixels, K-major
-// rows of x), so that the pixel width steps by 16 along wgmma's n and can be fitted to the
-// multiprocessors, where pixels along M come in 64-row steps. The accumulators are then
-// channels x pixels, stored transposed into the pixels x channels staging of the tensor-map store.
+// go by tensor maps, x's as a pixels x channels matrix or by im2col windows, channels-last y):
+// the weights are wgmma's A (BM output channels, K-major rows of the weights) and x's pixels
+// its B (BN pixels, K-major rows of x or of its windows), so that the pixel width steps by 16
+// along wgmma's n and can be fitted to the multiprocessors, where pixels along M come in 64-row
+// steps. The accumulators are then channels x pixels, stored transposed into the pixels x
+// channels staging of the tensor-map store.
 constexpr bool kTransposed = hfi::Transposed;
 constexpr int kTilePixels = kTransposed ? BN : BM;    // an output tile's pixels
 constexpr int kTileChannels = kTransposed ? BM : BN;  // ... and output channels
@@ -1157,8 +1158,8 @@ HF_DEVICE void release_stage(unsigned long long* empty, int s) {
 // launch, once they have finished), so no waiting GEMM block keeps a writer off the device.
 constexpr bool kStreamInput = hfi::StreamInput;
 static_assert(!kStreamInput || (kWarpSpecialized && kAllTma), "a streamed re-layout feeds the tensor-map issuer only");
-static_assert(!kTransposed || (kAllTma && !kTmaAIm2col && kTmaStore && !kStreamInput && hfi::ClusterBlocks == 1),
-              "transposed GEMM: x and the weights by 2-D tensor maps, y by the tensor-map store");
+static_assert(!kTransposed || (kAllTma && kTmaStore && !kStreamInput && hfi::ClusterBlocks == 1),
+              "transposed GEMM: x and the weights by tensor maps, y by the tensor-map store");
 constexpr unsigned kPackBlocksPerImage = hfi::PackGridX * hfi::PackGridY;
 
 HF_DEVICE void wait_for_weights(const hf::ConvArgs& args) {
@@ -1234,7 +1235,7 @@ HF_DEVICE void conv_tile_ws(const hf::ConvArgs& args, char* smem, A& a_load, B& 
               // k-tile j: filter tap j / (Cg / BK) in (r, s) order, channels (j % (Cg / BK)) * BK on.
               constexpr int kChannelTiles = kCg / BK > 0 ? kCg / BK : 1;
               const int tap = j / kChannelTiles, r = tap / kS, sx = tap % kS;
-              hf::tma_load_im2col_4d(stage, &args.a_map, a_channel + (j % kChannelTiles) * BK, a_w, a_h, first.n,
+              hf::tma_load_im2col_4d(stage + kPixelRowsOffset, &args.a_map, a_channel + (j % kChannelTiles) * BK, a_w, a_h, first.n,
                                      sx * kDilW, r * kDilH, full + s);
             } else if constexpr (kMulticastA) {
               const int half = static_cast<int>(hf::cluster_rank()) * (BM / 2);

@@ -133,7 +133,7 @@ rt::Im2colMap input_windows(const igemm::Problem& p, const igemm::Config& c) {
   m.element_strides[0] = static_cast<unsigned>(p.stride_w);
   m.element_strides[1] = static_cast<unsigned>(p.stride_h);
   m.channels = static_cast<unsigned>(igemm::block_k(p, c.tile.k_chunks));
-  m.pixels = static_cast<unsigned>(c.tile.bm);
+  m.pixels = static_cast<unsigned>(c.transposed ? c.tile.bn : c.tile.bm);
   return m;
 }
 

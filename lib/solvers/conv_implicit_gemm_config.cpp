@@ -601,9 +601,10 @@ Config make_config(const Problem& p, const Candidate& c, int sms, const Modes& m
   if (matrix) cfg.one_even_wave = one_even_wave(cfg, c, sms);
   cfg.pack_weight_slices = weight_slices(p, cfg);
   if (modes.transposed) {
-    // Where it does not fit, the tile as it is: x, the weights and y must all go by 2-D maps.
-    const bool fits = matrix && c.warpgroup && c.persistent && cfg.warp_specialized && cfg.tma_a &&
-                      !cfg.tma_a_im2col && cfg.tma_b && cfg.tma_store && p.groups == 1;
+    // Where it does not fit, the tile as it is: x (a matrix, or im2col windows), the weights and
+    // y must all go by tensor maps.
+    const bool fits = matrix && c.warpgroup && c.persistent && cfg.warp_specialized && cfg.tma_a && cfg.tma_b &&
+                      cfg.tma_store && p.groups == 1;
     if (!fits) {
       Modes plain = modes;
       plain.transposed = false;
@@ -1253,7 +1254,7 @@ Config choose_config(const Problem& p, int sms, const std::string& force_tile_an
                   (warpgroup_pick && warp_specialization_pays(*best, plain));
   modes.warp_specialized = ws && !stream_k && warp_specialization_fits(plain, *best);
   modes.tensor_maps = warpgroup;
-  modes.im2col = has_mode("im2col") || im2col_pick;
+  modes.im2col = has_mode("im2col") || im2col_pick || transposed;
   modes.max_stages = max_stages;
   modes.multicast_a = has_mode("mc") || (memory_bound_ws_pick && p.gemm_k() <= kMulticastMaxK && !has_mode("nomc"));
   // The tensor-map store of the staged tile: forced with "/bs", and the heuristic's choice where

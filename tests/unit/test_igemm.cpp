@@ -1603,23 +1603,39 @@ TEST_CASE("igemm: the transposed GEMM (/tr): where it applies, its fitted pixel 
     CHECK(!code.empty());
     ++compiled;
   }
-  CHECK(compiled == 6);
-  // Not where x, the weights or y cannot all go by 2-D maps: NCHW, a 3x3 (im2col), a strided
-  // 1x1, 2 groups, fp32; nor on a tile that is not a persistent wgmma one, nor without wgmma;
+  // Past 1x1 stride-1 layers x's windows come by the im2col map, a box of BN pixels a filter tap:
+  // 3x3 128->128 56x56 stride 2 and 3x3 512->512 7x7, a strided 1x1 (1024->2048 14x14 s2).
+  ConvCase strided = as_1x1(reference_layer(DataType::half, Layout::nhwc, 1024, 14, 2048, 1));
+  strided.stride = 2;
+  ConvCase s2 = reference_layer(DataType::bfloat16, Layout::nhwc, 128, 56, 128, 3);
+  s2.stride = 2;
+  for (const ConvCase& cc : {s2, reference_layer(DataType::half, Layout::nhwc, 512, 7, 512, 3), strided}) {
+    auto plan = make_plan(cc, Chain::bias_bn_relu);
+    const igemm::Config config = ConvImplicitGemmSolver::config_for(*plan, sm90(), "/tr");
+    CAPTURE(config.describe());
+    REQUIRE(config.transposed);
+    CHECK(config.tma_a_im2col);
+    CHECK(config.tile.bm == 128);
+    const std::int64_t pixels = std::int64_t{cc.n} * ((cc.h - 1) / cc.stride + 1) * ((cc.w - 1) / cc.stride + 1);
+    CHECK(config.tiles == (pixels + config.tile.bn - 1) / config.tile.bn * ((cc.k + 127) / 128));
+    std::vector<char> code;
+    CHECK_NOTHROW(code = compiler.binary(ConvImplicitGemmSolver::request_for(*plan, config), "sm_90", 32));
+    CHECK(!code.empty());
+    ++compiled;
+  }
+  CHECK(compiled == 9);
+  // Not where x, the weights or y cannot all go by tensor maps: NCHW (y), 2 groups, fp32; nor on a tile that is not a persistent wgmma one, nor without wgmma;
   // nor by the heuristic, which has not measured it. The tile is then as it would be without "/tr".
   struct Refused {
     ConvCase cc;
     const char* tile;
     Target arch;
   };
-  ConvCase strided = as_1x1(reference_layer(DataType::half, Layout::nhwc, 1024, 14, 2048, 1));
-  strided.stride = 2;
   ConvCase grouped = as_1x1(reference_layer(DataType::half, Layout::nhwc, 256, 14, 256, 1));
   grouped.groups = 2;
   const Refused refused[] = {
       {as_1x1(reference_layer(DataType::half, Layout::nchw, 2048, 7, 512, 1)), "/tr", sm90()},
-      {reference_layer(DataType::half, Layout::nhwc, 256, 14, 256, 3), "/tr", sm90()},
-      {strided, "/tr", sm90()},
+      {reference_layer(DataType::half, Layout::nchw, 256, 14, 256, 3), "/tr", sm90()},
       {grouped, "/tr", sm90()},
       {as_1x1(reference_layer(DataType::float32, Layout::nhwc, 2048, 7, 512, 1)), "/tr", sm90()},
       {as_1x1(reference_layer(DataType::half, Layout::nhwc, 2048, 7, 512, 1)), "wg192x128/tr", sm90()},
