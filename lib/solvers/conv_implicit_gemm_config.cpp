@@ -120,9 +120,12 @@ constexpr int kWideMemoryBoundStages = 2;
 // clusters there, with other tiles and schedules).
 constexpr std::int64_t kMulticastMaxK = 64;
 // The transposed GEMM's tile ("/tr" alone; Config::transposed): 2 warpgroups of 64 output
-// channels by the fitted pixel width, persistent, one block a multiprocessor on GEMM K past 512.
-// Not chosen automatically: not yet measured.
+// channels by the fitted pixel width, persistent, one block a multiprocessor with as many
+// pipeline stages as its shared memory holds, up to kTransposedStages ("/st<N>" caps them), as
+// cuDNN's kernels there fill 197-231 KB (docs/PERF_NOTES.md v51). Not chosen automatically: not
+// yet measured.
 constexpr const char* kTransposedTile = "wg128x128p";
+constexpr int kTransposedStages = 8;
 constexpr int kMaxStagesMode = 16;  // "/st<N>" takes N up to this (no tile has more stages)
 // The staged tile stored by tensor map (Config::tma_store) on 1x1 layers of GEMM K 256-1024 and
 // N >= 256 (persistent warp-specialised tiles): the warpgroups start the next tile's multiplies
@@ -705,15 +708,20 @@ int fitted_width(const Problem& p, const Candidate& c, int sms, const Modes& mod
 }
 
 // The pixel width (wgmma's n, a multiple of 16 from 64 to 256) of least estimated time over
-// whole waves for tile `c` transposed under `modes`, or c.bn where the transposed GEMM does not
-// fit. (1x1 2048->512 7x7 at batch 64: 4 channel tiles x 33 of 96 pixels = 132 tiles.)
+// whole waves for tile `c` transposed under `modes` (as many stages as fit, kTransposedStages at
+// most), or c.bn where the transposed GEMM does not fit. (1x1 2048->512 7x7 at batch 64: 4
+// channel tiles x 33 of 96 pixels = 132 tiles.)
 int transposed_width(const Problem& p, const Candidate& c, int sms, const Modes& modes) {
   int best = c.bn;
   double best_cost = std::numeric_limits<double>::infinity();
   for (int bn = kForcedWidthMin; bn <= kFittedWidthMax; bn += kFittedWidthStep) {
-    const Candidate w = with_width(c, bn);
-    if (stages_that_fit(p, w, sms, modes) == 0) continue;
-    const Config cfg = make_config(p, w, sms, modes);
+    Candidate w = with_width(c, bn);
+    w.stages = kTransposedStages;
+    Modes deep = modes;
+    const int stages = stages_that_fit(p, w, sms, modes);
+    if (stages == 0) continue;
+    if (deep.max_stages == 0 || stages < deep.max_stages) deep.max_stages = stages;
+    const Config cfg = make_config(p, w, sms, deep);
     if (!cfg.transposed) return c.bn;
     const int resident = resident_blocks(w, cfg);
     const std::int64_t waves = ceil_div(cfg.tiles * p.groups, std::int64_t{sms} * resident);
@@ -1270,9 +1278,12 @@ Config choose_config(const Problem& p, int sms, const std::string& force_tile_an
   } else if (width == best->bn && (mapped_pick || im2col_pick) && fits_width) {
     width = fitted_width(p, *best, sms, modes);
   }
+  const bool deepen = transposed && best->warpgroup && !stream_k &&
+                      make_config(p, with_width(*best, width), sms, modes).transposed;
   Candidate widened = *best;
-  if (width != best->bn) {
+  if (width != best->bn || deepen) {
     widened = with_width(*best, width);
+    if (deepen) widened.stages = kTransposedStages;
     best = &widened;
     const int stages = stages_that_fit(p, widened, sms, modes);
     if (stages > 0 && (modes.max_stages == 0 || stages < modes.max_stages)) modes.max_stages = stages;

@@ -1624,6 +1624,12 @@ TEST_CASE("igemm: the transposed GEMM (/tr): where it applies, its fitted pixel 
     ++compiled;
   }
   CHECK(compiled == 9);
+  // One block a multiprocessor with as many stages as fit (7 of 28 KB beside the 24 KB staging on
+  // 2048->512 7x7), or as "/st<N>" caps them.
+  auto deep = make_plan(as_1x1(reference_layer(DataType::half, Layout::nhwc, 2048, 7, 512, 1)));
+  CHECK(ConvImplicitGemmSolver::config_for(*deep, sm90(), "/tr").tile.stages == 7);
+  CHECK(ConvImplicitGemmSolver::config_for(*deep, sm90(), "/tr+st4").tile.stages == 4);
+  CHECK(ConvImplicitGemmSolver::config_for(*deep, sm90(), "/tr+st4").tile.bn == 96);
   // Not where x, the weights or y cannot all go by tensor maps: NCHW (y), 2 groups, fp32; nor on a tile that is not a persistent wgmma one, nor without wgmma;
   // nor by the heuristic, which has not measured it. The tile is then as it would be without "/tr".
   struct Refused {
