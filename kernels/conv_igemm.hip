@@ -87,13 +87,13 @@ constexpr int kRowBytes = kChunks * 16;
 constexpr int kStageBytes = (BM + BN) * kRowBytes;
 constexpr int kPipeBytes = kStageBytes * kStages;
 constexpr bool kTf32 = hfi::Tf32;
-// The transposed GEMM (hfi::Transposed: warp-specialised wgmma tiles whose operands and y all
-// go by tensor maps, x's as a pixels x channels matrix or by im2col windows, channels-last y):
+// The transposed GEMM (hfi::Transposed: persistent warp-specialised wgmma tiles whose operands
+// go by tensor maps, x's as a pixels x channels matrix or by im2col windows, 16-bit staging):
 // the weights are wgmma's A (BM output channels, K-major rows of the weights) and x's pixels
 // its B (BN pixels, K-major rows of x or of its windows), so that the pixel width steps by 16
 // along wgmma's n and can be fitted to the multiprocessors, where pixels along M come in 64-row
-// steps. The accumulators are then channels x pixels, stored transposed into the pixels x
-// channels staging of the tensor-map store.
+// steps. The accumulators are then channels x pixels, each value staged where the store reads
+// it (the tensor-map store's boxes, or either vector staging).
 constexpr bool kTransposed = hfi::Transposed;
 constexpr int kTilePixels = kTransposed ? BN : BM;    // an output tile's pixels
 constexpr int kTileChannels = kTransposed ? BM : BN;  // ... and output channels
@@ -133,7 +133,7 @@ static_assert(kLookahead >= 1 || kStages == 1 || kWarpSpecialized, "stages for t
 constexpr bool kAlongK = hfi::OutAlongK;
 constexpr int kOutVec = hfi::OutVec;
 constexpr bool kStage16 = hfi::Stage16;
-constexpr int kStageLd = kAlongK ? BN + 8 : kStage16 ? BM + 8 : BM + 4;
+constexpr int kStageLd = kAlongK ? kTileChannels + 8 : kStage16 ? kTilePixels + 8 : kTilePixels + 4;
 static_assert(!kStage16 || (sizeof(T) == 2 && (kAlongK ? kOutVec >= 2 : kNg % 2 == 0)),
               "16-bit staging: 16-bit y; along channels in vectors of 2 or more, along the pixels an even Ng");
 // The tensor-map store (hfi::TmaStore): the staging is BN / 64 boxes of BM rows of 64 channels
@@ -144,13 +144,15 @@ static_assert(!kStage16 || (sizeof(T) == 2 && (kAlongK ? kOutVec >= 2 : kNg % 2 
 // written again.
 constexpr bool kTmaStore = hfi::TmaStore;
 constexpr int kBoxChannels = hf::kStoreBoxChannels;
-constexpr int kEpiBytes = kTmaStore ? BM * BN * 2 : (kAlongK ? BM : BN) * kStageLd * (kStage16 ? 2 : 4);
+constexpr int kEpiBytes =
+    kTmaStore ? BM * BN * 2 : (kAlongK ? kTilePixels : kTileChannels) * kStageLd * (kStage16 ? 2 : 4);
 // The host sizes the dynamic shared memory as max(kPipeBytes, kEpiBytes), or as their sum for
 // persistent blocks, whose staging must not overlap the next tile's loads (Config::shared_bytes).
 constexpr bool kPersistent = hfi::Persistent;
 constexpr int kEpiOffset = kPersistent ? kPipeBytes : 0;
 static_assert(!kTmaStore || (kStage16 && kAlongK && kOutVec == 8 && kPersistent && kWarpSpecialized &&
-                             kTileChannels % kBoxChannels == 0 && kTilePixels <= 256 && kG == 1 && kEpiOffset % 1024 == 0 &&
+                             kTileChannels % kBoxChannels == 0 && kTilePixels <= 256 && kG == 1 &&
+                             kEpiOffset % 1024 == 0 &&
                              kBoxChannels * 2 == kRowBytes),
               "tensor-map store: persistent warp-specialised tiles, 16-bit channels-last y, 1 KB aligned boxes");
 // With 16-bit staging each thread's accumulator pieces span 2 * NI channels (16 on a 64-column
@@ -167,7 +169,7 @@ constexpr bool kChannelsShared =
     kStage16 && Epilogue::per_channel && sizeof(EpilogueChannel) <= hf::kEpilogueChannelBytes;
 static_assert(BM % 32 == 0 && (BN % 32 == 0 || (kWarpgroupMma && BN % 16 == 0)),
               "staging pads assume multiples of 32 (of 16 for the channel widths of warpgroup tiles)");
-static_assert((kAlongK ? BN : BM) % kOutVec == 0, "output vectors tile the block");
+static_assert((kAlongK ? kTileChannels : kTilePixels) % kOutVec == 0, "output vectors tile the block");
 
 HF_DEVICE int swizzle(int row, int chunk) {
   if constexpr (kChunks == 8) {
@@ -755,9 +757,10 @@ HF_DEVICE void store_tile_16bit(const hf::ConvArgs& args, char* smem, const floa
   const int g = lane >> 2, t = lane & 3;
   if constexpr (kTransposed) {
     // Accumulator rows are output channels (g and g + 8 of each warp's 16), columns pixels (2t
-    // and 2t + 1 of each 8): each channel prepared once, each value staged at its pixel's row.
-    // (A warp's 16-bit writes of one step cover 4 pixels' rows at one chunk each, on 4 chunks
-    // apart: conflict-free.)
+    // and 2t + 1 of each 8): each channel prepared once, each value staged where the store
+    // reads it. (A warp's 16-bit writes of one step, 8 channels x 4 pixels, are conflict-free in
+    // each staging: the tensor-map store's 4 pixel rows land on 4 chunks; kStageLd's rows are
+    // 4 words past a multiple of 8 long.)
 #pragma unroll
     for (int mi = 0; mi < MI; ++mi) {
 #pragma unroll
@@ -781,7 +784,13 @@ HF_DEVICE void store_tile_16bit(const hf::ConvArgs& args, char* smem, const floa
             const Pixel px = decode_m(m);  // unused, and so not computed, by per-channel chains
             const T v = hf::from_float<T>(epilogue_value(acc[mi][ni][2 * h8 + e], alpha, ch, px.n, k, px.p, px.q,
                                                          y_offset(px.n, k, px.p, px.q), args.chain));
-            *reinterpret_cast<T*>(reinterpret_cast<char*>(stage) + box_offset(pixel, channel)) = v;
+            if constexpr (kTmaStore) {
+              *reinterpret_cast<T*>(reinterpret_cast<char*>(stage) + box_offset(pixel, channel)) = v;
+            } else if constexpr (kAlongK) {
+              stage[pixel * kStageLd + channel] = v;
+            } else {
+              stage[channel * kStageLd + pixel] = v;
+            }
           }
         }
       }
@@ -844,8 +853,8 @@ HF_DEVICE void store_tile_16bit(const hf::ConvArgs& args, char* smem, const floa
   }
   T* HF_RESTRICT y = static_cast<T*>(args.y);
   if constexpr (kAlongK) {
-    constexpr int kPerRow = BN / kOutVec;
-    for (int it = tid; it < BM * kPerRow; it += kThreads) {
+    constexpr int kPerRow = kTileChannels / kOutVec;
+    for (int it = tid; it < kTilePixels * kPerRow; it += kThreads) {
       const int row = it / kPerRow, cv = it % kPerRow;
       const I m = m0 + row;
       const int n = n0 + cv * kOutVec;
@@ -855,8 +864,8 @@ HF_DEVICE void store_tile_16bit(const hf::ConvArgs& args, char* smem, const floa
           *reinterpret_cast<const Vec<T, kOutVec>*>(stage + row * kStageLd + cv * kOutVec);
     }
   } else {
-    constexpr int kPerCol = BM / kOutVec;
-    for (int it = tid; it < BN * kPerCol; it += kThreads) {
+    constexpr int kPerCol = kTilePixels / kOutVec;
+    for (int it = tid; it < kTileChannels * kPerCol; it += kThreads) {
       const int col = it / kPerCol, mv = it % kPerCol;
       const I m = m0 + mv * kOutVec;
       const int n = n0 + col;
@@ -1158,8 +1167,8 @@ HF_DEVICE void release_stage(unsigned long long* empty, int s) {
 // launch, once they have finished), so no waiting GEMM block keeps a writer off the device.
 constexpr bool kStreamInput = hfi::StreamInput;
 static_assert(!kStreamInput || (kWarpSpecialized && kAllTma), "a streamed re-layout feeds the tensor-map issuer only");
-static_assert(!kTransposed || (kAllTma && kTmaStore && !kStreamInput && hfi::ClusterBlocks == 1),
-              "transposed GEMM: x and the weights by tensor maps, y by the tensor-map store");
+static_assert(!kTransposed || (kAllTma && kStage16 && kPersistent && !kStreamInput && hfi::ClusterBlocks == 1),
+              "transposed GEMM: persistent tiles, x and the weights by tensor maps, 16-bit staging");
 constexpr unsigned kPackBlocksPerImage = hfi::PackGridX * hfi::PackGridY;
 
 HF_DEVICE void wait_for_weights(const hf::ConvArgs& args) {
@@ -1235,8 +1244,8 @@ HF_DEVICE void conv_tile_ws(const hf::ConvArgs& args, char* smem, A& a_load, B& 
               // k-tile j: filter tap j / (Cg / BK) in (r, s) order, channels (j % (Cg / BK)) * BK on.
               constexpr int kChannelTiles = kCg / BK > 0 ? kCg / BK : 1;
               const int tap = j / kChannelTiles, r = tap / kS, sx = tap % kS;
-              hf::tma_load_im2col_4d(stage + kPixelRowsOffset, &args.a_map, a_channel + (j % kChannelTiles) * BK, a_w, a_h, first.n,
-                                     sx * kDilW, r * kDilH, full + s);
+              hf::tma_load_im2col_4d(stage + kPixelRowsOffset, &args.a_map, a_channel + (j % kChannelTiles) * BK,
+                                     a_w, a_h, first.n, sx * kDilW, r * kDilH, full + s);
             } else if constexpr (kMulticastA) {
               const int half = static_cast<int>(hf::cluster_rank()) * (BM / 2);
               hf::tma_load_2d_multicast(stage + half * kRowBytes, &args.a_map, a_channel + j * BK, a_pixel + half,

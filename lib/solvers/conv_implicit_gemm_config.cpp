@@ -568,15 +568,17 @@ Config make_config(const Problem& p, const Candidate& c, int sms, const Modes& m
     // The tensor-map store (Config::tma_store): the persistent warp-specialised wgmma tiles
     // with 16-bit staging, 16-byte vectors along channels and 64-channel boxes, y a matrix.
     const bool tensor_store = modes.tensor_store && modes.tensor_maps && modes.warp_specialized &&
-                              modes.stage_16bit && c.persistent && c.warpgroup && tile_channels % hf::kStoreBoxChannels == 0 &&
+                              modes.stage_16bit && c.persistent && c.warpgroup &&
+                              tile_channels % hf::kStoreBoxChannels == 0 &&
                               cfg.out_along_k && cfg.out_vec == vec && output_row_stride(p) > 0;
     const int staged_bytes = modes.stage_16bit ? 2 : 4;
-    // The kernel's staging (kStageLd): [BM][BN + 8] along channels; [BN][BM + 4] fp32 or
-    // [BN][BM + 8] 16-bit values along the pixels; for the tensor-map store, BN / 64 boxes of
-    // BM rows of 64 values (128 bytes, swizzled as the map's boxes are: no pad).
+    // The kernel's staging (kStageLd), of a tile's pixels and channels: [pixels][channels + 8]
+    // along channels; [channels][pixels + 4] fp32 or [channels][pixels + 8] 16-bit values along
+    // the pixels; for the tensor-map store, channels / 64 boxes of a row of 64 values (128 bytes,
+    // swizzled as the map's boxes are: no pad) a pixel.
     const int epi = tensor_store     ? c.bm * c.bn * staged_bytes
-                    : cfg.out_along_k ? c.bm * (c.bn + 8) * staged_bytes
-                                      : c.bn * (c.bm + (modes.stage_16bit ? 8 : 4)) * staged_bytes;
+                    : cfg.out_along_k ? tile_pixels * (tile_channels + 8) * staged_bytes
+                                      : tile_channels * (tile_pixels + (modes.stage_16bit ? 8 : 4)) * staged_bytes;
     cfg.shared_bytes = c.persistent ? pipe + epi : std::max(pipe, epi);
     // 16-bit staging: the tile's channels' epilogue parameters (prepared where a block's channels change), past both.
     if (modes.stage_16bit) cfg.shared_bytes += tile_channels * hf::kEpilogueChannelBytes;
@@ -604,10 +606,10 @@ Config make_config(const Problem& p, const Candidate& c, int sms, const Modes& m
   if (matrix) cfg.one_even_wave = one_even_wave(cfg, c, sms);
   cfg.pack_weight_slices = weight_slices(p, cfg);
   if (modes.transposed) {
-    // Where it does not fit, the tile as it is: x (a matrix, or im2col windows), the weights and
-    // y must all go by tensor maps.
+    // Where it does not fit, the tile as it is: x (a matrix, or im2col windows) and the weights
+    // must go by tensor maps, y through 16-bit staging.
     const bool fits = matrix && c.warpgroup && c.persistent && cfg.warp_specialized && cfg.tma_a && cfg.tma_b &&
-                      cfg.tma_store && p.groups == 1;
+                      cfg.stage_16bit;
     if (!fits) {
       Modes plain = modes;
       plain.transposed = false;
@@ -1258,7 +1260,8 @@ Config choose_config(const Problem& p, int sms, const std::string& force_tile_an
   // seven fp16 NCHW layers, CBNA 11-19%.
   modes.stage_16bit = (has_mode("s16") || transposed || force_tile.empty()) && stage_16bit_fits(p, plain);
   const bool stream_k = has_mode("sk") && stream_k_fits(plain, *best);
-  const bool ws = has_mode("ws") || transposed || memory_bound_ws_pick || pixels_ws_pick || im2col_pick || mapped_pick ||
+  const bool ws = has_mode("ws") || transposed || memory_bound_ws_pick || pixels_ws_pick || im2col_pick ||
+                  mapped_pick ||
                   (warpgroup_pick && warp_specialization_pays(*best, plain));
   modes.warp_specialized = ws && !stream_k && warp_specialization_fits(plain, *best);
   modes.tensor_maps = warpgroup;

@@ -137,8 +137,9 @@ struct Config {
   // The GEMM transposed ("/tr"): the weights are wgmma's A and x's pixels its B, so that tile.bm
   // counts output channels and tile.bn pixels (a multiple of 16 along wgmma's n, fitted to the
   // waves), and `tiles` is ceil(pixels / bn) * ceil(channels / bm). Persistent warp-specialised
-  // wgmma tiles whose x (as a matrix, or by im2col windows), weights and y all go by tensor maps
-  // (tma_a, tma_b, tma_store): channels-last y, one group.
+  // wgmma tiles whose x (as a matrix, or by im2col windows, as given or re-laid out) and weights
+  // go by tensor maps (tma_a, tma_b), with 16-bit staging (y then leaves by the tensor-map store
+  // where it fits, else in vectors: NCHW y along the pixels).
   bool transposed = false;
   int grid_y = 0;           // groups
   // Matrix kernels whose blocks are all resident from the start, as many on every
@@ -200,8 +201,9 @@ std::string why_not(const Problem& problem, const std::string& arch);
 // (Config::stream_input), "/serial" before it wherever the heuristic would stream it; "/bs" (with
 // "/ws" and "/s16" on a persistent wgmma tile) stores the staged tile by tensor-map copies
 // (Config::tma_store); "/tr" transposes the GEMM on a persistent 128-row wgmma tile where it fits
-// (Config::transposed; warp specialisation, 16-bit staging, the tensor-map store and, past 1x1
-// stride-1 layers, the im2col map come with it), its pixel width the one of least estimated time over whole waves unless "/n<N>" gives it;
+// (Config::transposed; warp specialisation, 16-bit staging, the tensor-map store where y allows
+// it and, past 1x1 stride-1 layers, the im2col map come with it), its pixel width the one of
+// least estimated time over whole waves unless "/n<N>" gives it;
 // "/n<N>" gives a wgmma tile N output channels (pixels when transposed), a multiple of 16 from 64
 // to 256, as the heuristic does where a wider width fits the waves better (kFittedWidthGain:
 // 1x1 1024->2048 14x14 s2 at batch 64 on 128x208), its stages cut to the shared memory a block

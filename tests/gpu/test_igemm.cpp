@@ -823,8 +823,8 @@ TEST_CASE("igemm: A multicast across 2-block clusters: M, N and K edges, groups,
 // one of "/tr" alone: 96 on the ResNet-50 layer 1x1 2048->512 7x7, 132 tiles), M off the width
 // (784 over 96), N off the channel tile (200 over 128), K 200 (the last k-tile partial), one
 // warpgroup's 64 channels and three's 192, a per-pixel residual in the epilogue, blocks walking
-// several tiles, 3x3 windows by the im2col map (padding, stride 2); every output checked for a
-// write, 100,000 compared.
+// several tiles, 3x3 windows by the im2col map (padding, stride 2), NCHW x re-laid out and y
+// stored along the pixels, 2 groups; every output checked for a write, 100,000 compared.
 TEST_CASE("igemm: transposed GEMM: pixel widths, M, N and K edges, several tiles a block") {
   if (!igemm::has_warpgroup_mma(device_target().arch)) {
     MESSAGE("no wgmma on " << device_target().arch << ": skipped");
@@ -840,11 +840,14 @@ TEST_CASE("igemm: transposed GEMM: pixel widths, M, N and K edges, several tiles
       {DataType::bfloat16, Lay::nhwc, {64, 128, 7, 7, 2048, 1, 1, 0, 1}, Epi::bias_relu},   // many tiles a block
       {DataType::half, Lay::nhwc, {3, 64, 13, 11, 200, 3, 3, 1, 1}, Epi::bias_relu},        // 3x3 by im2col, padded
       {DataType::bfloat16, Lay::nhwc, {4, 128, 15, 17, 136, 3, 3, 1, 2}, Epi::cbna},        // stride 2, odd sizes
+      {DataType::half, Lay::nchw, {8, 512, 7, 7, 200, 1, 1, 0, 1}, Epi::bn_act_residual},   // NCHW: x re-laid out
+      {DataType::bfloat16, Lay::nchw, {2, 128, 12, 12, 128, 3, 3, 1, 1}, Epi::cbna},        // NCHW 3x3
+      {DataType::half, Lay::nhwc, {4, 256, 8, 8, 256, 1, 1, 0, 1, 1, 2}, Epi::bias_relu},   // 2 groups
   };
   int walked = 0;  // runs whose blocks walk several tiles
-  const auto expect = [&walked](const igemm::Config& config, const LayerCase&, const std::string& tile) {
+  const auto expect = [&walked](const igemm::Config& config, const LayerCase& c, const std::string& tile) {
     REQUIRE(config.transposed);
-    CHECK(config.tma_store);
+    CHECK(config.tma_store == (c.lay == Lay::nhwc && c.shape.groups == 1));  // else stored in vectors
     if (tile == "/tr") CHECK(config.tile.bm == 128);
     walked += config.grid_x < config.tiles ? 1 : 0;
   };

@@ -1597,52 +1597,70 @@ TEST_CASE("igemm: the transposed GEMM (/tr): where it applies, its fitted pixel 
     CHECK(config.shared_bytes + 1024 <= 228 * 1024);
     const auto request = ConvImplicitGemmSolver::request_for(*plan, config);
     CHECK(declares(request, "constexpr bool Transposed = true;"));
-    CHECK(declares(request, "constexpr int BM = " + std::to_string(l.channels) + ", BN = " + std::to_string(l.pixels) + ";"));
+    CHECK(declares(request,
+                   "constexpr int BM = " + std::to_string(l.channels) + ", BN = " + std::to_string(l.pixels) + ";"));
     std::vector<char> code;
     CHECK_NOTHROW(code = compiler.binary(request, "sm_90", 32));
     CHECK(!code.empty());
     ++compiled;
   }
-  // Past 1x1 stride-1 layers x's windows come by the im2col map, a box of BN pixels a filter tap:
-  // 3x3 128->128 56x56 stride 2 and 3x3 512->512 7x7, a strided 1x1 (1024->2048 14x14 s2).
+  // Past 1x1 stride-1 layers x's windows come by the im2col map, a box of BN pixels a filter tap
+  // (3x3 128->128 56x56 stride 2, 3x3 512->512 7x7, a strided 1x1); NCHW x by the maps once
+  // re-laid out, y then stored in vectors along the pixels from [channels][pixels + 8] staging
+  // (1x1 2048->512 7x7, 3x3 256->256 14x14); 2 groups, y channels-last in vectors from
+  // [pixels][channels + 8] staging (no tensor-map store: one group only).
   ConvCase strided = as_1x1(reference_layer(DataType::half, Layout::nhwc, 1024, 14, 2048, 1));
   strided.stride = 2;
   ConvCase s2 = reference_layer(DataType::bfloat16, Layout::nhwc, 128, 56, 128, 3);
   s2.stride = 2;
-  for (const ConvCase& cc : {s2, reference_layer(DataType::half, Layout::nhwc, 512, 7, 512, 3), strided}) {
+  ConvCase grouped = as_1x1(reference_layer(DataType::half, Layout::nhwc, 256, 14, 256, 1));
+  grouped.groups = 2;
+  struct Other {
+    ConvCase cc;
+    bool im2col, tensor_store;
+  } others[] = {
+      {s2, true, true},
+      {reference_layer(DataType::half, Layout::nhwc, 512, 7, 512, 3), true, true},
+      {strided, true, true},
+      {as_1x1(reference_layer(DataType::half, Layout::nchw, 2048, 7, 512, 1)), false, false},
+      {reference_layer(DataType::bfloat16, Layout::nchw, 256, 14, 256, 3), true, false},
+      {grouped, false, false},
+  };
+  for (const Other& o : others) {
+    const ConvCase& cc = o.cc;
     auto plan = make_plan(cc, Chain::bias_bn_relu);
     const igemm::Config config = ConvImplicitGemmSolver::config_for(*plan, sm90(), "/tr");
     CAPTURE(config.describe());
     REQUIRE(config.transposed);
-    CHECK(config.tma_a_im2col);
+    CHECK(config.tma_a_im2col == o.im2col);
+    CHECK(config.tma_store == o.tensor_store);
+    CHECK(config.out_along_k == (cc.layout == Layout::nhwc));
     CHECK(config.tile.bm == 128);
+    CHECK(config.shared_bytes + 1024 <= 228 * 1024);
     const std::int64_t pixels = std::int64_t{cc.n} * ((cc.h - 1) / cc.stride + 1) * ((cc.w - 1) / cc.stride + 1);
-    CHECK(config.tiles == (pixels + config.tile.bn - 1) / config.tile.bn * ((cc.k + 127) / 128));
+    CHECK(config.tiles == (pixels + config.tile.bn - 1) / config.tile.bn * ((cc.k / cc.groups + 127) / 128));
     std::vector<char> code;
     CHECK_NOTHROW(code = compiler.binary(ConvImplicitGemmSolver::request_for(*plan, config), "sm_90", 32));
     CHECK(!code.empty());
     ++compiled;
   }
-  CHECK(compiled == 9);
+  CHECK(compiled == 12);
   // One block a multiprocessor with as many stages as fit (7 of 28 KB beside the 24 KB staging on
   // 2048->512 7x7), or as "/st<N>" caps them.
   auto deep = make_plan(as_1x1(reference_layer(DataType::half, Layout::nhwc, 2048, 7, 512, 1)));
   CHECK(ConvImplicitGemmSolver::config_for(*deep, sm90(), "/tr").tile.stages == 7);
   CHECK(ConvImplicitGemmSolver::config_for(*deep, sm90(), "/tr+st4").tile.stages == 4);
   CHECK(ConvImplicitGemmSolver::config_for(*deep, sm90(), "/tr+st4").tile.bn == 96);
-  // Not where x, the weights or y cannot all go by tensor maps: NCHW (y), 2 groups, fp32; nor on a tile that is not a persistent wgmma one, nor without wgmma;
+  // Not where x or the weights cannot go by tensor maps (NCHW 1x1 64->256 56x56, x copied along
+  // its pixels), nor in fp32; nor on a tile that is not a persistent wgmma one, nor without wgmma;
   // nor by the heuristic, which has not measured it. The tile is then as it would be without "/tr".
   struct Refused {
     ConvCase cc;
     const char* tile;
     Target arch;
   };
-  ConvCase grouped = as_1x1(reference_layer(DataType::half, Layout::nhwc, 256, 14, 256, 1));
-  grouped.groups = 2;
   const Refused refused[] = {
-      {as_1x1(reference_layer(DataType::half, Layout::nchw, 2048, 7, 512, 1)), "/tr", sm90()},
-      {reference_layer(DataType::half, Layout::nchw, 256, 14, 256, 3), "/tr", sm90()},
-      {grouped, "/tr", sm90()},
+      {as_1x1(reference_layer(DataType::half, Layout::nchw, 64, 56, 256, 1)), "/tr", sm90()},
       {as_1x1(reference_layer(DataType::float32, Layout::nhwc, 2048, 7, 512, 1)), "/tr", sm90()},
       {as_1x1(reference_layer(DataType::half, Layout::nhwc, 2048, 7, 512, 1)), "wg192x128/tr", sm90()},
       {as_1x1(reference_layer(DataType::half, Layout::nhwc, 2048, 7, 512, 1)), "128x64k64p/tr", sm90()},
