@@ -120,11 +120,13 @@ constexpr int kWideMemoryBoundStages = 2;
 // clusters there, with other tiles and schedules).
 constexpr std::int64_t kMulticastMaxK = 64;
 // The transposed GEMM's tile ("/tr" alone; Config::transposed): 2 warpgroups of 64 output
-// channels by the fitted pixel width, persistent, one block a multiprocessor with as many
-// pipeline stages as its shared memory holds, up to kTransposedStages ("/st<N>" caps them), as
-// cuDNN's kernels there fill 197-231 KB (docs/PERF_NOTES.md v51). Not chosen automatically: not
-// yet measured.
+// channels by the fitted pixel width (one warpgroup where a group has at most 64 output
+// channels: no multiplies wasted on 3x3 64->64), persistent, one block a multiprocessor with as
+// many pipeline stages as its shared memory holds, up to kTransposedStages ("/st<N>" caps them),
+// as cuDNN's kernels there fill 197-231 KB (docs/PERF_NOTES.md v51). Not chosen automatically:
+// not yet measured.
 constexpr const char* kTransposedTile = "wg128x128p";
+constexpr const char* kTransposedNarrowTile = "wg64x128p";
 constexpr int kTransposedStages = 8;
 constexpr int kMaxStagesMode = 16;  // "/st<N>" takes N up to this (no tile has more stages)
 // The staged tile stored by tensor map (Config::tma_store) on 1x1 layers of GEMM K 256-1024 and
@@ -1213,7 +1215,9 @@ Config choose_config(const Problem& p, int sms, const std::string& force_tile_an
   }
   // "/tr" alone: the transposed GEMM on its persistent 2-warpgroup tile.
   const bool transposed = has_mode("tr");
-  if (force_tile.empty() && transposed) best = find_tile(kTransposedTile, true, true);
+  if (force_tile.empty() && transposed) {
+    best = find_tile(p.gemm_n() <= 64 ? kTransposedNarrowTile : kTransposedTile, true, true);
+  }
   const bool measured_pick = force_tile.empty() && best != nullptr;  // taken as swept: no promotion
   if (!force_tile.empty()) best = find_tile(force_tile, matrix, warpgroup);
   // Hopper, fp16/bf16, compute-bound (kWarpgroupMinIntensity) and wide enough (kWarpgroupMinN):

@@ -819,12 +819,13 @@ TEST_CASE("igemm: A multicast across 2-block clusters: M, N and K edges, groups,
 }
 
 // The transposed GEMM ("/tr": the weights as wgmma's A, x's pixels as its B, the accumulators
-// stored transposed into the tensor-map store's staging): pixel widths 64 to 208 (the fitted
+// stored transposed into the store's staging): pixel widths 64 to 208 (the fitted
 // one of "/tr" alone: 96 on the ResNet-50 layer 1x1 2048->512 7x7, 132 tiles), M off the width
 // (784 over 96), N off the channel tile (200 over 128), K 200 (the last k-tile partial), one
 // warpgroup's 64 channels and three's 192, a per-pixel residual in the epilogue, blocks walking
 // several tiles, 3x3 windows by the im2col map (padding, stride 2), NCHW x re-laid out and y
-// stored along the pixels, 2 groups; every output checked for a write, 100,000 compared.
+// stored along the pixels, 2 groups, 64 output channels on one warpgroup; every output checked
+// for a write, 100,000 compared.
 TEST_CASE("igemm: transposed GEMM: pixel widths, M, N and K edges, several tiles a block") {
   if (!igemm::has_warpgroup_mma(device_target().arch)) {
     MESSAGE("no wgmma on " << device_target().arch << ": skipped");
@@ -843,12 +844,13 @@ TEST_CASE("igemm: transposed GEMM: pixel widths, M, N and K edges, several tiles
       {DataType::half, Lay::nchw, {8, 512, 7, 7, 200, 1, 1, 0, 1}, Epi::bn_act_residual},   // NCHW: x re-laid out
       {DataType::bfloat16, Lay::nchw, {2, 128, 12, 12, 128, 3, 3, 1, 1}, Epi::cbna},        // NCHW 3x3
       {DataType::half, Lay::nhwc, {4, 256, 8, 8, 256, 1, 1, 0, 1, 1, 2}, Epi::bias_relu},   // 2 groups
+      {DataType::bfloat16, Lay::nhwc, {4, 64, 20, 20, 64, 3, 3, 1, 1}, Epi::bias_relu},     // N 64: one warpgroup
   };
   int walked = 0;  // runs whose blocks walk several tiles
   const auto expect = [&walked](const igemm::Config& config, const LayerCase& c, const std::string& tile) {
     REQUIRE(config.transposed);
     CHECK(config.tma_store == (c.lay == Lay::nhwc && c.shape.groups == 1));  // else stored in vectors
-    if (tile == "/tr") CHECK(config.tile.bm == 128);
+    if (tile == "/tr") CHECK(config.tile.bm == (c.shape.k / c.shape.groups <= 64 ? 64 : 128));
     walked += config.grid_x < config.tiles ? 1 : 0;
   };
   run_cases(tiles, cases, 2400, expect, 100000);

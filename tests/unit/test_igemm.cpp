@@ -1651,6 +1651,12 @@ TEST_CASE("igemm: the transposed GEMM (/tr): where it applies, its fitted pixel 
   CHECK(ConvImplicitGemmSolver::config_for(*deep, sm90(), "/tr").tile.stages == 7);
   CHECK(ConvImplicitGemmSolver::config_for(*deep, sm90(), "/tr+st4").tile.stages == 4);
   CHECK(ConvImplicitGemmSolver::config_for(*deep, sm90(), "/tr+st4").tile.bn == 96);
+  // A group of at most 64 output channels takes one warpgroup's 64 (3x3 64->64 56x56: 64 x 256).
+  const igemm::Config narrow = ConvImplicitGemmSolver::config_for(
+      *make_plan(reference_layer(DataType::half, Layout::nhwc, 64, 56, 64, 3)), sm90(), "/tr");
+  CHECK(narrow.transposed);
+  CHECK(narrow.tile.bm == 64);
+  CHECK(narrow.tile.bn == 256);
   // Not where x or the weights cannot go by tensor maps (NCHW 1x1 64->256 56x56, x copied along
   // its pixels), nor in fp32; nor on a tile that is not a persistent wgmma one, nor without wgmma;
   // nor by the heuristic, which has not measured it. The tile is then as it would be without "/tr".
