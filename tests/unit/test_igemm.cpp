@@ -1552,10 +1552,6 @@ TEST_CASE("igemm: A multicast across 2-block clusters (/mc): where it applies, i
   }
 }
 
-// Not part of the regular suite: writes the generated headers (hf_plan.h, hf_igemm.h) of every
-// matrix tile on the reference layers (fp16 / bf16, NHWC / NCHW, conv + bias + ReLU) under
-// $HIPFUSE_IGEMM_HEADER_DIR/<type>-<layout>-<layer>-<tile>/, for `nvcc -cubin -Xptxas -v`
-// (scripts/igemm_ptxas.sh).
 TEST_CASE("igemm: the transposed GEMM (/tr): where it applies, its fitted pixel width, tiles, maps, kernels") {
   const reliability::TempDir cache_dir("hipfuse-igemm-transposed-test");
   const reliability::CacheAt fresh(cache_dir.path(), false);  // every variant really compiles
@@ -1684,6 +1680,10 @@ TEST_CASE("igemm: the transposed GEMM (/tr): where it applies, its fitted pixel 
   }
 }
 
+// Not part of the regular suite: writes the generated headers (hf_plan.h, hf_igemm.h) of every
+// matrix tile on the reference layers (fp16 / bf16, NHWC / NCHW, conv + bias + ReLU) under
+// $HIPFUSE_IGEMM_HEADER_DIR/<type>-<layout>-<layer>-<tile>/, for `nvcc -cubin -Xptxas -v`
+// (scripts/igemm_ptxas.sh).
 TEST_CASE("igemm: write the generated headers of the reference layers" * doctest::skip()) {
   const char* dir_env = std::getenv("HIPFUSE_IGEMM_HEADER_DIR");
   REQUIRE(dir_env != nullptr);
@@ -1710,7 +1710,10 @@ TEST_CASE("igemm: write the generated headers of the reference layers" * doctest
                          "wg128x128p/ws+s16+bs", "wg128x64p/ws+s16+bs", "wg128x128p/ws+im2col+s16+bs",
                          // channel widths fitted to the waves (1x1 and 3x3 layers of 7x7 outputs)
                          "wg128x128p/ws+s16+n112", "wg128x128p/ws+im2col+s16+n112", "wg128x128p/ws+s16+n208",
-                         "wg128x128p/ws+im2col+s16+n208"};
+                         "wg128x128p/ws+im2col+s16+n208",
+                         // the transposed GEMM, its pixel width fitted (1x1 by tensor maps, 3x3 by im2col)
+                         "wg128x128p/ws+s16+tr", "wg128x128p/ws+im2col+s16+tr", "wg64x128p/ws+s16+tr",
+                         "wg64x128p/ws+im2col+s16+tr"};
   // 1x1 256->128: a memory-bound layer of several k-tiles; 1x1 1024->256 14x14: NCHW's A
   // copied 4 pixels at a time (H*W = 196); 1x1 2048->512 7x7: NCHW's A gathered (H*W = 49).
   struct Layer {
@@ -1737,6 +1740,7 @@ TEST_CASE("igemm: write the generated headers of the reference layers" * doctest
             if ((name.find("/ws") != std::string::npos) != config.warp_specialized) continue;  // a gathered loader
             if ((name.find("s16") != std::string::npos) != config.stage_16bit) continue;  // y along the pixels
             if ((name.find("im2col") != std::string::npos) != config.tma_a_im2col) continue;  // a 1x1's plain map
+            if ((name.find("+tr") != std::string::npos) != config.transposed) continue;
             const rt::KernelRequest r = ConvImplicitGemmSolver::request_for(*plan, config);
             std::string set = std::string(name_of(t)) + "-" + (layout == Layout::nhwc ? "nhwc" : "nchw") + "-" + l.name +
                               "-" + (chain == Chain::bias_bn_relu ? "cbna-" : "") + name;
