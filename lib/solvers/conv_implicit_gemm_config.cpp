@@ -1215,7 +1215,7 @@ Config choose_config(const Problem& p, int sms, const std::string& force_tile_an
   }
   // "/tr" alone: the transposed GEMM on its persistent 2-warpgroup tile.
   const bool transposed = has_mode("tr");
-  if (force_tile.empty() && transposed) {
+  if (force_tile.empty() && transposed && warpgroup) {
     best = find_tile(p.gemm_n() <= 64 ? kTransposedNarrowTile : kTransposedTile, true, true);
   }
   const bool measured_pick = force_tile.empty() && best != nullptr;  // taken as swept: no promotion
@@ -1296,6 +1296,17 @@ Config choose_config(const Problem& p, int sms, const std::string& force_tile_an
     if (stages > 0 && (modes.max_stages == 0 || stages < modes.max_stages)) modes.max_stages = stages;
   }
   Config cfg = make_config(p, *best, sms, modes);
+  if (transposed && !cfg.transposed) {
+    // "/tr" does not apply: the plan as it would be without it (the modes that come with it too).
+    std::string rest;
+    for (std::size_t begin = 0; begin <= mode.size();) {
+      const std::size_t end = std::min(mode.find('+', begin), mode.size());
+      const std::string m = mode.substr(begin, end - begin);
+      if (!m.empty() && m != "tr") rest += (rest.empty() ? "" : "+") + m;
+      begin = end + 1;
+    }
+    return choose_config(p, sms, rest.empty() ? force_tile : force_tile + "/" + rest, warpgroup_mma);
+  }
   if (stream_k) use_stream_k(cfg, p, *best, sms);
   if (!has_mode("serial")) use_streamed_input(cfg, p, has_mode("stream"));
   return cfg;

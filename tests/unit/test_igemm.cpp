@@ -1676,6 +1676,12 @@ TEST_CASE("igemm: the transposed GEMM (/tr): where it applies, its fitted pixel 
     CAPTURE(r.tile);
     CAPTURE(config.describe());
     CHECK_FALSE(config.transposed);
+    // The tile is the one the plan gets without "/tr" (where the tile is forced, that tile or the heuristic's).
+    if (std::string(r.tile) == "/tr") {
+      CHECK(config.describe() == ConvImplicitGemmSolver::config_for(*plan, r.arch).describe());
+      CHECK(ConvImplicitGemmSolver::config_for(*plan, r.arch, "/tr+st2").describe() ==
+            ConvImplicitGemmSolver::config_for(*plan, r.arch, "/st2").describe());
+    }
     CHECK(declares(ConvImplicitGemmSolver::request_for(*plan, config), "constexpr bool Transposed = false;"));
   }
 }
