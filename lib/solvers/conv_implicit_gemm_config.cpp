@@ -580,7 +580,8 @@ Config make_config(const Problem& p, const Candidate& c, int sms, const Modes& m
     // swizzled as the map's boxes are: no pad) a pixel.
     const int epi = tensor_store     ? c.bm * c.bn * staged_bytes
                     : cfg.out_along_k ? tile_pixels * (tile_channels + 8) * staged_bytes
-                                      : tile_channels * (tile_pixels + (modes.stage_16bit ? 8 : 4)) * staged_bytes;
+                                      : tile_channels * (tile_pixels + (modes.stage_16bit ? 8 : 4)) *
+                                            staged_bytes;
     cfg.shared_bytes = c.persistent ? pipe + epi : std::max(pipe, epi);
     // 16-bit staging: the tile's channels' epilogue parameters (prepared where a block's channels change), past both.
     if (modes.stage_16bit) cfg.shared_bytes += tile_channels * hf::kEpilogueChannelBytes;
@@ -1213,7 +1214,7 @@ Config choose_config(const Problem& p, int sms, const std::string& force_tile_an
     best = cheapest_mapped_tile(p, sms, std::vector<const char*>(std::begin(kMappedTiles), std::end(kMappedTiles)), false);
     mapped_pick = best != nullptr;
   }
-  // "/tr" alone: the transposed GEMM on its persistent 2-warpgroup tile.
+  // "/tr" alone: the transposed GEMM on its persistent wgmma tile (kTransposedTile).
   const bool transposed = has_mode("tr");
   if (force_tile.empty() && transposed && warpgroup) {
     best = find_tile(p.gemm_n() <= 64 ? kTransposedNarrowTile : kTransposedTile, true, true);
@@ -1280,7 +1281,7 @@ Config choose_config(const Problem& p, int sms, const std::string& force_tile_an
   const int forced_width = best->warpgroup ? numbered_mode("n", kForcedWidthMin, kFittedWidthMax, kFittedWidthStep) : 0;
   int width = forced_width > 0 ? forced_width : best->bn;
   const bool fits_width = best->warpgroup && best->persistent && best->bm == 128 && best->bn == 128 && !stream_k;
-  if (width == best->bn && transposed && best->warpgroup && !stream_k) {
+  if (forced_width == 0 && transposed && best->warpgroup && !stream_k) {
     width = transposed_width(p, *best, sms, modes);
   } else if (width == best->bn && (mapped_pick || im2col_pick) && fits_width) {
     width = fitted_width(p, *best, sms, modes);

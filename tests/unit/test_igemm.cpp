@@ -1647,6 +1647,7 @@ TEST_CASE("igemm: the transposed GEMM (/tr): where it applies, its fitted pixel 
   CHECK(ConvImplicitGemmSolver::config_for(*deep, sm90(), "/tr").tile.stages == 7);
   CHECK(ConvImplicitGemmSolver::config_for(*deep, sm90(), "/tr+st4").tile.stages == 4);
   CHECK(ConvImplicitGemmSolver::config_for(*deep, sm90(), "/tr+st4").tile.bn == 96);
+  CHECK(ConvImplicitGemmSolver::config_for(*deep, sm90(), "/tr+n128").tile.bn == 128);  // a forced width
   // A group of at most 64 output channels takes one warpgroup's 64 (3x3 64->64 56x56: 64 x 256).
   const igemm::Config narrow = ConvImplicitGemmSolver::config_for(
       *make_plan(reference_layer(DataType::half, Layout::nhwc, 64, 56, 64, 3)), sm90(), "/tr");
