@@ -1106,6 +1106,23 @@ void use_streamed_input(Config& cfg, const Problem& p, bool force) {
 
 }  // namespace
 
+namespace {
+
+// "a+b+c" without mode `m` ("a+c").
+std::string without_mode(const std::string& modes, const std::string& m) {
+  std::string kept;
+  std::size_t begin = 0;
+  while (begin <= modes.size()) {
+    const std::size_t end = std::min(modes.find('+', begin), modes.size());
+    const std::string one = modes.substr(begin, end - begin);
+    if (!one.empty() && one != m) kept += (kept.empty() ? "" : "+") + one;
+    begin = end + 1;
+  }
+  return kept;
+}
+
+}  // namespace
+
 std::string forced_tile_name(const std::string& tile_and_modes) {
   return tile_and_modes.substr(0, tile_and_modes.find('/'));
 }
@@ -1286,8 +1303,8 @@ Config choose_config(const Problem& p, int sms, const std::string& force_tile_an
   } else if (width == best->bn && (mapped_pick || im2col_pick) && fits_width) {
     width = fitted_width(p, *best, sms, modes);
   }
-  const bool deepen = transposed && best->warpgroup && !stream_k &&
-                      make_config(p, with_width(*best, width), sms, modes).transposed;
+  // (Where "/tr" does not fit, the plan is made again without it below: no need to check here.)
+  const bool deepen = transposed && best->warpgroup && !stream_k;
   Candidate widened = *best;
   if (width != best->bn || deepen) {
     widened = with_width(*best, width);
@@ -1299,13 +1316,7 @@ Config choose_config(const Problem& p, int sms, const std::string& force_tile_an
   Config cfg = make_config(p, *best, sms, modes);
   if (transposed && !cfg.transposed) {
     // "/tr" does not apply: the plan as it would be without it (the modes that come with it too).
-    std::string rest;
-    for (std::size_t begin = 0; begin <= mode.size();) {
-      const std::size_t end = std::min(mode.find('+', begin), mode.size());
-      const std::string m = mode.substr(begin, end - begin);
-      if (!m.empty() && m != "tr") rest += (rest.empty() ? "" : "+") + m;
-      begin = end + 1;
-    }
+    const std::string rest = without_mode(mode, "tr");
     return choose_config(p, sms, rest.empty() ? force_tile : force_tile + "/" + rest, warpgroup_mma);
   }
   if (stream_k) use_stream_k(cfg, p, *best, sms);
