@@ -123,11 +123,21 @@ constexpr std::int64_t kMulticastMaxK = 64;
 // channels by the fitted pixel width (one warpgroup where a group has at most 64 output
 // channels: no multiplies wasted on 3x3 64->64), persistent, one block a multiprocessor with as
 // many pipeline stages as its shared memory holds, up to kTransposedStages ("/st<N>" caps them),
-// as cuDNN's kernels there fill 197-231 KB (docs/PERF_NOTES.md v51). Not chosen automatically:
-// not yet measured.
+// as cuDNN's kernels there fill 197-231 KB (docs/PERF_NOTES.md v51). The heuristic takes it
+// (transposed_pays) where it measured faster. H100 A/B v52 (docs/PERF_NOTES.md, fp16 NHWC CBA,
+// batch 64, us): 3x3 64->64 56x56 48.75 -> 44.3, 1x1 512->2048 7x7 20.5 -> 18.75, 1024->512
+// 14x14 28.0 -> 26.6, 3x3 128->128 56x56 s2 and 28x28 0.96-0.97x, 1x1 1024->2048 14x14 s2
+// 0.97x. Not where the heuristic's tile already fills the waves with wider operands (1x1
+// 1024->256 14x14 1.01x, 256->1024 14x14 1.07x), on 3x3 512->512 7x7 (1.08x; 0.99x on four
+// stages), nor on 2048->512 7x7 (1.0x), less than a wave of 128x128 outputs.
 constexpr const char* kTransposedTile = "wg128x128p";
 constexpr const char* kTransposedNarrowTile = "wg64x128p";
 constexpr int kTransposedStages = 8;
+constexpr int kTransposedMinChannels1x1 = 512;     // 1x1: C and K at least this
+constexpr int kTransposedMaxChannelsWindow = 128;  // wider filters: C and K at most this
+// With x by im2col map the heuristic's pick keeps four stages: the deep pipeline's copies cost
+// (3x3 512->512 7x7 above; on the layers it takes, four stages are within 0.5% of seven).
+constexpr int kTransposedIm2colStages = 4;
 constexpr int kMaxStagesMode = 16;  // "/st<N>" takes N up to this (no tile has more stages)
 // The staged tile stored by tensor map (Config::tma_store) on 1x1 layers of GEMM K 256-1024 and
 // N >= 256 (persistent warp-specialised tiles): the warpgroups start the next tile's multiplies
@@ -739,6 +749,17 @@ int transposed_width(const Problem& p, const Candidate& c, int sms, const Modes&
   return best;
 }
 
+// Whether the heuristic takes the transposed GEMM (kTransposedTile's comment: as measured):
+// fp16 / bf16 layers of one group, channels-last x (NCHW x's re-layout, streamed into the
+// GEMM's first tiles without it, not measured with it) without a prologue, and at least a wave
+// of 128x128 outputs; 1x1 of wide C and K, or wider filters of narrow C and K.
+bool transposed_pays(const Problem& p, int sms) {
+  if (p.elem == Elem::f32 || p.groups != 1 || p.has_prologue || p.x_strides[1] != 1) return false;
+  if (p.gemm_m() * p.gemm_n() < std::int64_t{sms} * 128 * 128) return false;
+  if (p.r == 1 && p.s == 1) return p.c >= kTransposedMinChannels1x1 && p.k >= kTransposedMinChannels1x1;
+  return p.c <= kTransposedMaxChannelsWindow && p.k <= kTransposedMaxChannelsWindow;
+}
+
 // Turns stream-K on in `cfg` (tile c): the resident blocks, at most one per k-tile.
 void use_stream_k(Config& cfg, const Problem& p, const Candidate& c, int sms) {
   const std::int64_t units = cfg.tiles * k_tiles(p, c);
@@ -1127,8 +1148,12 @@ std::string forced_tile_name(const std::string& tile_and_modes) {
   return tile_and_modes.substr(0, tile_and_modes.find('/'));
 }
 
-Config choose_config(const Problem& p, int sms, const std::string& force_tile_and_mode, bool warpgroup_mma) {
-  if (sms <= 0) sms = kDefaultMultiprocessors;
+namespace {
+
+// choose_config, where `may_transpose` lets the heuristic take the transposed GEMM
+// (transposed_pays; not again once it did not apply).
+Config choose(const Problem& p, int sms, const std::string& force_tile_and_mode, bool warpgroup_mma,
+              bool may_transpose) {
   // Few input channels and a wide filter: the GEMM runs on the folded operands, which the
   // re-layout kernels write, on a tile swept fastest there (H200, fp16 7x7 3->64 224x224 s2,
   // batch 64, the folded GEMM with its re-layouts, C' = 32: 256x64 148.0 us NHWC / 155.2
@@ -1231,8 +1256,12 @@ Config choose_config(const Problem& p, int sms, const std::string& force_tile_an
     best = cheapest_mapped_tile(p, sms, std::vector<const char*>(std::begin(kMappedTiles), std::end(kMappedTiles)), false);
     mapped_pick = best != nullptr;
   }
-  // "/tr" alone: the transposed GEMM on its persistent wgmma tile (kTransposedTile).
-  const bool transposed = has_mode("tr");
+  // "/tr" alone, or the heuristic's pick: the transposed GEMM on its persistent wgmma tile
+  // (kTransposedTile), on four stages where the heuristic takes it with x by im2col map.
+  const bool transposed_pick = may_transpose && force_tile_and_mode.empty() && warpgroup && transposed_pays(p, sms);
+  const bool transposed = has_mode("tr") || transposed_pick;
+  const bool windowed = p.r != 1 || p.s != 1 || p.stride_h != 1 || p.stride_w != 1 || p.pad_h != 0 || p.pad_w != 0;
+  if (transposed_pick && windowed) max_stages = kTransposedIm2colStages;
   if (force_tile.empty() && transposed && warpgroup) {
     best = find_tile(p.gemm_n() <= 64 ? kTransposedNarrowTile : kTransposedTile, true, true);
   }
@@ -1317,11 +1346,27 @@ Config choose_config(const Problem& p, int sms, const std::string& force_tile_an
   if (transposed && !cfg.transposed) {
     // "/tr" does not apply: the plan as it would be without it (the modes that come with it too).
     const std::string rest = without_mode(mode, "tr");
-    return choose_config(p, sms, rest.empty() ? force_tile : force_tile + "/" + rest, warpgroup_mma);
+    return choose(p, sms, rest.empty() ? force_tile : force_tile + "/" + rest, warpgroup_mma, false);
   }
   if (stream_k) use_stream_k(cfg, p, *best, sms);
   if (!has_mode("serial")) use_streamed_input(cfg, p, has_mode("stream"));
   return cfg;
+}
+
+}  // namespace
+
+Config choose_config(const Problem& p, int sms, const std::string& force_tile_and_mode, bool warpgroup_mma) {
+  if (sms <= 0) sms = kDefaultMultiprocessors;
+  // "/notr": the heuristic's plan without its transposed GEMM (what it chose before; for A/Bs).
+  const std::size_t slash = force_tile_and_mode.find('/');
+  if (slash != std::string::npos) {
+    const std::string mode = force_tile_and_mode.substr(slash + 1), rest = without_mode(mode, "notr");
+    if (rest != mode) {
+      const std::string tile = forced_tile_name(force_tile_and_mode);
+      return choose(p, sms, rest.empty() ? tile : tile + "/" + rest, warpgroup_mma, false);
+    }
+  }
+  return choose(p, sms, force_tile_and_mode, warpgroup_mma, true);
 }
 
 std::string generate_header(const Problem& p, const Config& c) {

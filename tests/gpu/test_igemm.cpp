@@ -857,6 +857,38 @@ TEST_CASE("igemm: transposed GEMM: pixel widths, M, N and K edges, several tiles
   CHECK(walked >= 4);
 }
 
+// The heuristic's transposed GEMM (no tile forced): the ResNet-50 layers at batch 64 that it
+// takes (3x3 of narrow C and K, 1x1 of wide C and K, strided ones by im2col), in both 16-bit
+// types and three epilogues; and three it leaves (the heuristic's tile fills the waves; less
+// than a wave of 128x128 outputs; NCHW x).
+TEST_CASE("igemm: the heuristic's transposed GEMM on the ResNet-50 layers it takes (batch 64)") {
+  if (!igemm::has_warpgroup_mma(device_target().arch)) {
+    MESSAGE("no wgmma on " << device_target().arch << ": skipped");
+    return;
+  }
+  const std::vector<LayerCase> taken = {
+      {DataType::half, Lay::nhwc, {64, 64, 56, 56, 64, 3, 3, 1, 1}, Epi::bias_relu},
+      {DataType::bfloat16, Lay::nhwc, {64, 128, 56, 56, 128, 3, 3, 1, 2}, Epi::cbna},
+      {DataType::half, Lay::nhwc, {64, 128, 28, 28, 128, 3, 3, 1, 1}, Epi::bn_act_residual},
+      {DataType::bfloat16, Lay::nhwc, {64, 512, 28, 28, 1024, 1, 1, 0, 2}, Epi::bias_relu},
+      {DataType::half, Lay::nhwc, {64, 1024, 14, 14, 512, 1, 1, 0, 1}, Epi::cbna},
+      {DataType::half, Lay::nhwc, {64, 512, 7, 7, 2048, 1, 1, 0, 1}, Epi::bias_relu},
+      {DataType::bfloat16, Lay::nhwc, {64, 1024, 14, 14, 2048, 1, 1, 0, 2}, Epi::bn_act_residual},
+  };
+  run_cases({""}, taken, 2600, [](const igemm::Config& config, const LayerCase& c, const std::string&) {
+    CHECK(config.transposed);
+    if (c.shape.r > 1 || c.shape.stride > 1) CHECK(config.tile.stages <= 4);  // x by im2col: four at most
+  }, 100000);
+  const std::vector<LayerCase> left = {
+      {DataType::half, Lay::nhwc, {64, 1024, 14, 14, 256, 1, 1, 0, 1}, Epi::bias_relu},
+      {DataType::half, Lay::nhwc, {64, 2048, 7, 7, 512, 1, 1, 0, 1}, Epi::bias_relu},
+      {DataType::half, Lay::nchw, {64, 64, 56, 56, 64, 3, 3, 1, 1}, Epi::cbna},
+  };
+  run_cases({""}, left, 2650, [](const igemm::Config& config, const LayerCase&, const std::string&) {
+    CHECK_FALSE(config.transposed);
+  }, 100000);
+}
+
 // A by im2col tensor map ("/im2col" with "/ws": one box a filter tap, the windows' padding and
 // strides applied by the copy engine): 3x3 with padding (M and N off the tile, windows across
 // image edges), stride 2, a 1x1 with stride 2, dilation 2 on a 5x5, 2 groups of 128, NCHW x

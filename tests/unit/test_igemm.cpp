@@ -246,8 +246,9 @@ TEST_CASE("igemm: the tile heuristic on the reference layers") {
       // ... but at N = 64 NCHW keeps the mma.sync persistent tile
       {DataType::half, 64, 56, 64, 1, "wg128x64p", "128x64k64p", "128x64k64p"},
       // 3x3 (A by an im2col map on sm_90): the persistent warp-specialised wgmma tile for 64
-      // output channels, mma.sync without wgmma; NCHW: x re-laid out first, then as NHWC
-      {DataType::half, 64, 56, 64, 3, "wg128x64p", "wg128x64p", "128x64k64"},
+      // output channels, transposed on NHWC (64 channels x 256 pixels, v53), mma.sync without
+      // wgmma; NCHW: x re-laid out first (streamed), then as NHWC
+      {DataType::half, 64, 56, 64, 3, "wg64x128p", "wg128x64p", "128x64k64"},
       {DataType::half, 256, 14, 256, 3, "wg192x128", "wg192x128", "128x64k64"},
       {DataType::float32, 64, 56, 256, 1, "simt128x64", "simt128x64", nullptr},
       // fp32, GEMM K >= 512: k-tiles of 16 where the BK 8 grid is under one wave (392 tiles of
@@ -1409,7 +1410,8 @@ TEST_CASE("igemm: /bs stores the staged tile by tensor map: where it fits, its s
     CAPTURE(l.c);
     CAPTURE(l.k);
     auto layer = make_plan(reference_layer(DataType::half, Layout::nhwc, l.c, l.hw, l.k, l.r));
-    const igemm::Config chosen = ConvImplicitGemmSolver::config_for(*layer, sm90());
+    // The heuristic without its transposed GEMM (v53), which stores by tensor map wherever it applies.
+    const igemm::Config chosen = ConvImplicitGemmSolver::config_for(*layer, sm90(), "/notr");
     CAPTURE(chosen.describe());
     CHECK(chosen.tma_store == l.stored);
   }
@@ -1437,7 +1439,8 @@ TEST_CASE("igemm: channel widths fitted to the waves, and /n<N>") {
         cc.stride = l.stride;
         if (l.r == 1) cc = as_1x1(cc);
         auto plan = make_plan(cc);
-        const igemm::Config config = ConvImplicitGemmSolver::config_for(*plan, sm90());
+        // The heuristic without its transposed GEMM (v53), which takes three of these on NHWC.
+        const igemm::Config config = ConvImplicitGemmSolver::config_for(*plan, sm90(), "/notr");
         CAPTURE(config.describe());
         // NCHW 1x1 layers whose x is not re-laid out (copied along the pixels, or gathered): other tiles.
         if (layout == Layout::nchw && config.a_loader != igemm::Loader::async16) continue;
@@ -1656,7 +1659,7 @@ TEST_CASE("igemm: the transposed GEMM (/tr): where it applies, its fitted pixel 
   CHECK(narrow.tile.bn == 256);
   // Not where x or the weights cannot go by tensor maps (NCHW 1x1 64->256 56x56, x copied along
   // its pixels), nor in fp32; nor on a tile that is not a persistent wgmma one, nor without wgmma;
-  // nor by the heuristic, which has not measured it. The tile is then as it would be without "/tr".
+  // nor by the heuristic where it was not faster. The tile is then as it would be without "/tr".
   struct Refused {
     ConvCase cc;
     const char* tile;
@@ -1685,6 +1688,75 @@ TEST_CASE("igemm: the transposed GEMM (/tr): where it applies, its fitted pixel 
     }
     CHECK(declares(ConvImplicitGemmSolver::request_for(*plan, config), "constexpr bool Transposed = false;"));
   }
+}
+
+// The heuristic takes the transposed GEMM where it measured faster (docs/PERF_NOTES.md v52/v53):
+// fp16 / bf16, one group, channels-last x, no prologue, at least a wave of 128x128 outputs; 1x1
+// with C and K of 512 or more, wider filters with C and K of 128 or less. The plan is then the
+// forced "/tr"'s, on four stages at most where x comes by im2col map ("/tr+st4"'s).
+TEST_CASE("igemm: the heuristic takes the transposed GEMM on the layers where it measured faster") {
+  ConvCase s2 = reference_layer(DataType::bfloat16, Layout::nhwc, 128, 56, 128, 3);
+  s2.stride = 2;
+  ConvCase down = as_1x1(reference_layer(DataType::half, Layout::nhwc, 1024, 14, 2048, 1));
+  down.stride = 2;
+  const ConvCase taken[] = {
+      reference_layer(DataType::half, Layout::nhwc, 64, 56, 64, 3),
+      s2,
+      reference_layer(DataType::half, Layout::nhwc, 128, 28, 128, 3),
+      as_1x1(reference_layer(DataType::half, Layout::nhwc, 1024, 14, 512, 1)),
+      as_1x1(reference_layer(DataType::bfloat16, Layout::nhwc, 512, 7, 2048, 1)),
+      down,
+  };
+  for (const ConvCase& cc : taken) {
+    for (Chain chain : {Chain::bias_relu, Chain::bias_bn_relu}) {
+      auto plan = make_plan(cc, chain);
+      const igemm::Config config = ConvImplicitGemmSolver::config_for(*plan, sm90());
+      CAPTURE(config.describe());
+      CHECK(config.transposed);
+      const bool im2col = cc.r > 1 || cc.stride > 1;
+      CHECK(config.tma_a_im2col == im2col);
+      CHECK(config.describe() == ConvImplicitGemmSolver::config_for(*plan, sm90(), im2col ? "/tr+st4" : "/tr").describe());
+    }
+  }
+  // Left: where the heuristic's tile already fills the waves with wider operands (1x1 1024->256
+  // and 256->1024 14x14), 3x3 512->512 7x7 and 2048->512 7x7 (less than a wave of 128x128
+  // outputs; so too 3x3 64->64 at batch 4), NCHW x, fp32, no wgmma (sm_80), 2 groups, a prologue.
+  ConvCase small = reference_layer(DataType::half, Layout::nhwc, 64, 56, 64, 3);
+  small.n = 4;
+  ConvCase grouped = reference_layer(DataType::half, Layout::nhwc, 128, 28, 128, 3);
+  grouped.groups = 2;
+  struct Left {
+    ConvCase cc;
+    Chain chain;
+    Target arch;
+  };
+  const Left left[] = {
+      {as_1x1(reference_layer(DataType::half, Layout::nhwc, 1024, 14, 256, 1)), Chain::bias_relu, sm90()},
+      {as_1x1(reference_layer(DataType::half, Layout::nhwc, 256, 14, 1024, 1)), Chain::bias_relu, sm90()},
+      {reference_layer(DataType::half, Layout::nhwc, 512, 7, 512, 3), Chain::bias_relu, sm90()},
+      {as_1x1(reference_layer(DataType::half, Layout::nhwc, 2048, 7, 512, 1)), Chain::bias_relu, sm90()},
+      {small, Chain::bias_relu, sm90()},
+      {reference_layer(DataType::half, Layout::nchw, 64, 56, 64, 3), Chain::bias_relu, sm90()},
+      {as_1x1(reference_layer(DataType::bfloat16, Layout::nchw, 512, 7, 2048, 1)), Chain::bias_relu, sm90()},
+      {reference_layer(DataType::float32, Layout::nhwc, 64, 56, 64, 3), Chain::bias_relu, sm90()},
+      {reference_layer(DataType::half, Layout::nhwc, 64, 56, 64, 3), Chain::bias_relu, sm80()},
+      {grouped, Chain::bias_relu, sm90()},
+      {reference_layer(DataType::half, Layout::nhwc, 64, 56, 64, 3), Chain::prologue_bn_relu, sm90()},
+  };
+  for (const Left& l : left) {
+    const igemm::Config config = ConvImplicitGemmSolver::config_for(*make_plan(l.cc, l.chain), l.arch);
+    CAPTURE(config.describe());
+    CHECK_FALSE(config.transposed);
+  }
+  // A forced tile or mode keeps the heuristic's pick out; "/notr" gives the plan it made before.
+  auto plan = make_plan(reference_layer(DataType::half, Layout::nhwc, 64, 56, 64, 3));
+  CHECK_FALSE(ConvImplicitGemmSolver::config_for(*plan, sm90(), "wg128x64p").transposed);
+  CHECK_FALSE(ConvImplicitGemmSolver::config_for(*plan, sm90(), "/st3").transposed);
+  const igemm::Config before = ConvImplicitGemmSolver::config_for(*plan, sm90(), "/notr");
+  CHECK_FALSE(before.transposed);
+  CHECK(std::string(before.tile.name()) == "wg128x64p");
+  CHECK(ConvImplicitGemmSolver::config_for(*plan, sm90(), "/st3+notr").describe() ==
+        ConvImplicitGemmSolver::config_for(*plan, sm90(), "/st3").describe());
 }
 
 // Not part of the regular suite: writes the generated headers (hf_plan.h, hf_igemm.h) of every
@@ -1830,7 +1902,10 @@ TEST_CASE("igemm: warpgroup (wgmma) tiles: sm_90 only, fp16/bf16, stages, aligne
         {128, 28, 128, 3, "wg128x128p"}, {512, 7, 512, 3, "wg128x128p"},
         // compute-bound 1x1 (A by a pixels x channels map): the persistent tiles too (v17 sweep)
         {1024, 14, 512, 1, "wg128x128p"}, {2048, 7, 512, 1, "wg128x128p"}, {512, 28, 256, 1, "wg128x128p"},
-        {256, 14, 1024, 1, "wg128x128p"}, {512, 7, 2048, 1, "wg64x128p"},
+        {256, 14, 1024, 1, "wg128x128p"},
+        // ... transposed (v53) on 3x3 128->128 28x28, 1x1 1024->512 14x14 and 512->2048 7x7 (the
+        // last wg64x128p before: "/notr")
+        {512, 7, 2048, 1, "wg128x128p"},
     };
     for (DataType t : {DataType::half, DataType::bfloat16}) {
       for (const Layer& l : layers) {
@@ -1870,11 +1945,15 @@ TEST_CASE("igemm: warpgroup (wgmma) tiles: sm_90 only, fp16/bf16, stages, aligne
       CHECK(ConvImplicitGemmSolver::config_for(*mem_nchw, sm90()).warp_specialized);
       CHECK(ConvImplicitGemmSolver::config_for(*mem_nchw, sm90()).stage_16bit);
       // 3x3 64 -> 64: the persistent warp-specialised 128x64, A by an im2col map (v15; before the
-      // map, A's L2 traffic kept wgmma behind mma.sync there); not without the map (C = 56).
+      // map, A's L2 traffic kept wgmma behind mma.sync there), transposed as 64 channels x 256
+      // pixels since v53 ("/notr": 128x64); not without the map (C = 56).
       ConvCase narrow = cc;
       narrow.type = t;
       const igemm::Config nc = ConvImplicitGemmSolver::config_for(*make_plan(narrow), sm90());
-      CHECK(std::string(nc.tile.name()) == "wg128x64p");
+      CHECK(std::string(nc.tile.name()) == "wg64x128p");
+      CHECK(nc.transposed);
+      CHECK(std::string(ConvImplicitGemmSolver::config_for(*make_plan(narrow), sm90(), "/notr").tile.name()) ==
+            "wg128x64p");
       CHECK(nc.tma_a_im2col);
       CHECK(nc.warp_specialized);
       narrow.c = 56;
