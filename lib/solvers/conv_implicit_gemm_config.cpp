@@ -325,13 +325,18 @@ bool pixel_accesses_tile(const Problem& p, int lanes) {
   return plane % lanes == 0 && stride_if(p.c, p.x_strides[1]) % lanes == 0 && stride_if(p.n, p.x_strides[0]) % lanes == 0;
 }
 
+// Whether `p` is a 1x1, stride-1, unpadded convolution: the GEMM's rows are x's own pixels.
+bool plain_1x1(const Problem& p) {
+  return p.r == 1 && p.s == 1 && p.stride_h == 1 && p.stride_w == 1 && p.pad_h == 0 && p.pad_w == 0;
+}
+
 // Loader::pixels' copy width: 8 or 4 values along the pixels of x, whose planes must be one
 // run each, or 0 where it cannot read x: a 16-bit 1x1, stride-1, unpadded convolution
 // without a prologue, H*W and the plane and image strides multiples of the width (so that
 // no copy crosses an image), each thread on one pixel chunk of the tile's rows.
 int pixel_lanes(const Problem& p, const Candidate& c) {
   if (c.kernel != Kernel::matrix || p.elem == Elem::f32 || p.has_prologue) return 0;
-  if (p.r != 1 || p.s != 1 || p.stride_h != 1 || p.stride_w != 1 || p.pad_h != 0 || p.pad_w != 0) return 0;
+  if (!plain_1x1(p)) return 0;
   const int threads = 32 * c.warps_m * c.warps_n;
   if (!planes_are_runs(p) || c.bm % 64 != 0 || threads % (c.bm / 8) != 0) return 0;
   for (int lanes : {8, 4}) {
@@ -840,10 +845,7 @@ std::int64_t weights_row_stride(const Problem& p, const Config& cfg) {
 // unpadded convolution on channels-last x, the pixels evenly spaced 16-byte aligned rows, no
 // k-tile straddling two groups; 0 otherwise.
 std::int64_t input_row_stride(const Problem& p, const Config& cfg) {
-  if (cfg.a_loader != Loader::async16 || p.r != 1 || p.s != 1 || p.stride_h != 1 || p.stride_w != 1 ||
-      p.pad_h != 0 || p.pad_w != 0) {
-    return 0;
-  }
+  if (cfg.a_loader != Loader::async16 || !plain_1x1(p)) return 0;
   const auto& xs = p.x_strides;
   const int bk = block_k(p, cfg.tile.k_chunks);
   const std::int64_t pixel = cfg.pack_input ? p.c : xs[3];
@@ -1125,10 +1127,6 @@ void use_streamed_input(Config& cfg, const Problem& p, bool force) {
   cfg.stream_input = possible && (force || pays);
 }
 
-}  // namespace
-
-namespace {
-
 // "a+b+c" without mode `m` ("a+c").
 std::string without_mode(const std::string& modes, const std::string& m) {
   std::string kept;
@@ -1140,6 +1138,11 @@ std::string without_mode(const std::string& modes, const std::string& m) {
     begin = end + 1;
   }
   return kept;
+}
+
+// "<tile>/<modes>", or the tile alone without modes.
+std::string with_modes(const std::string& tile, const std::string& modes) {
+  return modes.empty() ? tile : tile + "/" + modes;
 }
 
 }  // namespace
@@ -1260,8 +1263,7 @@ Config choose(const Problem& p, int sms, const std::string& force_tile_and_mode,
   // (kTransposedTile), on four stages where the heuristic takes it with x by im2col map.
   const bool transposed_pick = may_transpose && force_tile_and_mode.empty() && warpgroup && transposed_pays(p, sms);
   const bool transposed = has_mode("tr") || transposed_pick;
-  const bool windowed = p.r != 1 || p.s != 1 || p.stride_h != 1 || p.stride_w != 1 || p.pad_h != 0 || p.pad_w != 0;
-  if (transposed_pick && windowed) max_stages = kTransposedIm2colStages;
+  if (transposed_pick && !plain_1x1(p)) max_stages = kTransposedIm2colStages;
   if (force_tile.empty() && transposed && warpgroup) {
     best = find_tile(p.gemm_n() <= 64 ? kTransposedNarrowTile : kTransposedTile, true, true);
   }
@@ -1345,8 +1347,7 @@ Config choose(const Problem& p, int sms, const std::string& force_tile_and_mode,
   Config cfg = make_config(p, *best, sms, modes);
   if (transposed && !cfg.transposed) {
     // "/tr" does not apply: the plan as it would be without it (the modes that come with it too).
-    const std::string rest = without_mode(mode, "tr");
-    return choose(p, sms, rest.empty() ? force_tile : force_tile + "/" + rest, warpgroup_mma, false);
+    return choose(p, sms, with_modes(force_tile, without_mode(mode, "tr")), warpgroup_mma, false);
   }
   if (stream_k) use_stream_k(cfg, p, *best, sms);
   if (!has_mode("serial")) use_streamed_input(cfg, p, has_mode("stream"));
@@ -1361,10 +1362,7 @@ Config choose_config(const Problem& p, int sms, const std::string& force_tile_an
   const std::size_t slash = force_tile_and_mode.find('/');
   if (slash != std::string::npos) {
     const std::string mode = force_tile_and_mode.substr(slash + 1), rest = without_mode(mode, "notr");
-    if (rest != mode) {
-      const std::string tile = forced_tile_name(force_tile_and_mode);
-      return choose(p, sms, rest.empty() ? tile : tile + "/" + rest, warpgroup_mma, false);
-    }
+    if (rest != mode) return choose(p, sms, with_modes(forced_tile_name(force_tile_and_mode), rest), warpgroup_mma, false);
   }
   return choose(p, sms, force_tile_and_mode, warpgroup_mma, true);
 }
